@@ -1,0 +1,151 @@
+"""The composition root: the one place that picks concrete backends from the settings."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from openai import AsyncOpenAI
+
+from bot.commands import Commands
+from bot.dialogue import Dialogue
+from bot.errors import ConfigError
+from bot.llm.base import ChatMessage, ChatModel
+from bot.llm.local_llama import LocalLlama
+from bot.llm.openai_chat import OpenAIChat
+from bot.settings import EmbeddingSettings, LLMSettings, Settings
+from memory.embeddings.onnx_minilm import OnnxMiniLM
+from memory.embeddings.openai_api import OpenAIEmbedder
+from memory.embeddings.packaged import (
+    minilm_model_file,
+    minilm_tokenizer_file,
+    smollm2_model_file,
+)
+from memory.protocols import Embedder
+from memory.sql.engine import open_engine
+from memory.sql.migrations import migrate
+from memory.sql.profiles import SQLProfileStore
+from memory.sql.rounds import SQLRoundStore
+from memory.sql.topic_rows import SQLTopicRows
+from memory.topics import IndexedTopicStore
+from memory.types import Recall, ScoredTopic, Topic
+from memory.vectors import ChromaIndex, open_client
+from personas.loader import PACKAGED_DIR, Persona, PersonaError, load_personas
+
+
+@dataclass(frozen=True)
+class Companion:
+    """Everything a frontend, a script or a benchmark needs, wired from one `Settings`."""
+
+    settings: Settings
+    dialogue: Dialogue
+    rounds: SQLRoundStore
+    topics: IndexedTopicStore
+    embedder: Embedder
+    model: ChatModel
+    commands: Commands
+
+    async def add_topic(self, user_id: str, label: str, description: str) -> Topic:
+        """Store a topic description for a user (Python API)."""
+        return await self.topics.add_topic(user_id, label, description)
+
+    async def search_topics(
+        self, user_id: str, text: str, limit: int = 3, floor: float = -1.0
+    ) -> list[ScoredTopic]:
+        """The user's topics most similar to `text`, best first, with cosine scores."""
+        [vector] = await self.embedder.embed([text])
+        return await self.topics.search(user_id, vector, limit=limit, floor=floor)
+
+    async def prepare(self, user_id: str, text: str) -> tuple[Recall, list[ChatMessage]]:
+        """The recall and the assembled prompt for a message, without storing or answering."""
+        return await self.dialogue.prepare(user_id, text)
+
+
+@asynccontextmanager
+async def open_companion(settings: Settings) -> AsyncIterator[Companion]:
+    """Open the stores and the model; everything is closed when the block ends."""
+    async with AsyncExitStack() as stack:
+        data_dir = settings.resolved_data_dir
+        data_dir.mkdir(parents=True, exist_ok=True)
+        personas = _personas(settings.personas_dir)
+
+        engine = open_engine(settings.sql_url)
+        stack.push_async_callback(engine.dispose)
+        await migrate(engine)
+
+        embedder = await asyncio.to_thread(build_embedder, settings.embeddings)
+        client = await asyncio.to_thread(open_client, settings.vector.url, data_dir)
+        # One collection per embedding model: vectors of different models never mix.
+        collection = f"{settings.vector.collection}-{embedder.name}"
+        index = await asyncio.to_thread(ChromaIndex, client, collection)
+        topics = IndexedTopicStore(SQLTopicRows(engine), index, embedder)
+
+        model = build_chat_model(settings.llm)
+        stack.push_async_callback(model.aclose)
+        rounds = SQLRoundStore(engine)
+        dialogue = Dialogue(
+            rounds=rounds,
+            topics=topics,
+            profiles=SQLProfileStore(engine),
+            embedder=embedder,
+            model=model,
+            personas=personas,
+            chat=settings.chat,
+        )
+        commands = Commands(dialogue, rounds, topics)
+        yield Companion(settings, dialogue, rounds, topics, embedder, model, commands)
+
+
+def build_embedder(settings: EmbeddingSettings) -> Embedder:
+    if settings.provider == "openai":
+        client = AsyncOpenAI(
+            base_url=settings.base_url,
+            api_key=_api_key(settings.api_key_env, settings.base_url, "embeddings"),
+            timeout=settings.timeout_seconds,
+        )
+        return OpenAIEmbedder(client, settings.model)
+    return OnnxMiniLM(minilm_model_file(), minilm_tokenizer_file())
+
+
+def build_chat_model(settings: LLMSettings) -> ChatModel:
+    if settings.provider == "openai":
+        client = AsyncOpenAI(
+            base_url=settings.base_url,
+            api_key=_api_key(settings.api_key_env, settings.base_url, "llm"),
+            timeout=settings.timeout_seconds,
+            max_retries=settings.max_retries,
+        )
+        return OpenAIChat(
+            client, settings.model, temperature=settings.temperature, max_tokens=settings.max_tokens
+        )
+    model_file = Path(settings.local_model_path) if settings.local_model_path else None
+    return LocalLlama(
+        model_file or smollm2_model_file(),
+        context_tokens=settings.local_context_tokens,
+        threads=settings.local_threads,
+        temperature=settings.temperature,
+        max_tokens=settings.max_tokens,
+    )
+
+
+def _api_key(env_name: str, base_url: str, section: str) -> str:
+    key = os.environ.get(env_name, "")
+    if key:
+        return key
+    if "api.openai.com" in base_url:
+        raise ConfigError(
+            f"Setting '{section}.base_url' points at OpenAI, but the environment variable "
+            f"{env_name} (named by '{section}.api_key_env') is not set."
+        )
+    return "not-needed"  # local servers (Ollama, llama.cpp, vLLM) accept any key
+
+
+def _personas(directory: Path | None) -> dict[str, Persona]:
+    try:
+        return load_personas(directory or PACKAGED_DIR)
+    except PersonaError as error:
+        raise ConfigError(str(error)) from error

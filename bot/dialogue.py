@@ -1,0 +1,187 @@
+"""The dialogue core: one message in, a streamed reply out, every round stored.
+
+Frontend-agnostic: the TUI, `companion say`, Telegram and Discord all drive `Dialogue.respond`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import weakref
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+
+from bot.errors import InputRejected, ModelUnavailable, UserFacingError
+from bot.inbound import Incoming, clean_message
+from bot.llm.base import ChatMessage, ChatModel
+from bot.prompt import build_messages
+from bot.settings import ChatSettings
+from memory.embeddings.openai_api import EmbeddingUnavailable
+from memory.protocols import Embedder, ProfileStore, RoundStore, TopicStore
+from memory.types import Recall, ScoredTopic
+from personas.loader import Persona
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class Recalled:
+    """The memories behind the reply that follows, and the persona answering."""
+
+    recall: Recall
+    persona: Persona
+
+
+@dataclass(frozen=True, slots=True)
+class Delta:
+    """A piece of the reply as the model produces it."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Finished:
+    reply: str
+    round_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class Failed:
+    """The model could not answer; the user's message is stored (`round_id`)."""
+
+    message: str
+    round_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class Refused:
+    """The message was not accepted and nothing was stored."""
+
+    message: str
+
+
+ReplyEvent = Recalled | Delta | Finished | Failed | Refused
+
+
+class Dialogue:
+    """Answers messages from memory. One user's messages are answered in order (a lock per
+    conversation); different conversations run concurrently."""
+
+    def __init__(
+        self,
+        *,
+        rounds: RoundStore,
+        topics: TopicStore,
+        profiles: ProfileStore,
+        embedder: Embedder,
+        model: ChatModel,
+        personas: dict[str, Persona],
+        chat: ChatSettings,
+    ) -> None:
+        if chat.persona not in personas:
+            raise UserFacingError(
+                f"Invalid setting 'chat.persona': no persona named '{chat.persona}' "
+                f"(known: {', '.join(sorted(personas))})"
+            )
+        self._rounds = rounds
+        self._topics = topics
+        self._profiles = profiles
+        self._embedder = embedder
+        self._model = model
+        self.personas = personas
+        self._chat = chat
+        self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = (
+            weakref.WeakValueDictionary()
+        )
+        self._last_recall: dict[str, Recall] = {}
+
+    async def respond(self, incoming: Incoming) -> AsyncIterator[ReplyEvent]:
+        """Store the message, recall memories, stream the reply, store it."""
+        lock = self._locks.setdefault(incoming.conversation, asyncio.Lock())
+        async with lock:
+            try:
+                text = clean_message(incoming.text, self._chat.max_message_chars)
+            except InputRejected as rejection:
+                yield Refused(str(rejection))
+                return
+            persona = await self.persona_for(incoming.user_id)
+            round_ = await self._rounds.start_round(
+                user_id=incoming.user_id,
+                conversation_id=incoming.conversation,
+                persona=persona.name,
+                text=text,
+            )
+            recall = await self.recall(incoming.user_id, text, before_round=round_.id)
+            self._last_recall[incoming.user_id] = recall
+            yield Recalled(recall, persona)
+            messages = build_messages(persona, recall, text, user_name=self._chat.user_name)
+            async for event in self._stream_reply(round_.id, messages):
+                yield event
+
+    async def _stream_reply(
+        self, round_id: int, messages: list[ChatMessage]
+    ) -> AsyncIterator[ReplyEvent]:
+        pieces: list[str] = []
+        finished = False
+        try:
+            async for piece in self._model.stream(messages):
+                pieces.append(piece)
+                yield Delta(piece)
+            reply = "".join(pieces).strip()
+            if not reply:
+                raise ModelUnavailable("The language model returned an empty reply.")
+            await self._rounds.finish_round(round_id, reply)
+            finished = True
+            yield Finished(reply, round_id)
+        except ModelUnavailable as error:
+            await self._rounds.fail_round(round_id, "".join(pieces))
+            finished = True
+            yield Failed(f"{error} Your message is saved; please try again.", round_id)
+        finally:
+            if not finished:  # the frontend stopped listening mid-reply: keep what we have
+                await asyncio.shield(self._rounds.fail_round(round_id, "".join(pieces)))
+
+    async def recall(self, user_id: str, text: str, *, before_round: int | None = None) -> Recall:
+        """Recency, Relevance and Latest_topics for a message, all filtered by `user_id`."""
+        recent, relevant, latest = await asyncio.gather(
+            self._rounds.recent_rounds(
+                user_id, self._chat.recency_rounds, before_id=before_round
+            ),
+            self._relevant(user_id, text),
+            self._topics.latest(user_id, self._chat.latest_topics),
+        )
+        return Recall(recent=tuple(recent), relevant=tuple(relevant), latest=tuple(latest))
+
+    async def _relevant(self, user_id: str, text: str) -> list[ScoredTopic]:
+        if self._chat.relevance_topics == 0:
+            return []
+        try:
+            [vector] = await self._embedder.embed([text])
+        except EmbeddingUnavailable as error:
+            log.warning("No Relevance for this reply: %s", error)
+            return []
+        return await self._topics.search(
+            user_id, vector, limit=self._chat.relevance_topics, floor=self._chat.relevance_floor
+        )
+
+    async def prepare(self, user_id: str, text: str) -> tuple[Recall, list[ChatMessage]]:
+        """The recall and the messages a reply to `text` would use; stores nothing."""
+        persona = await self.persona_for(user_id)
+        recall = await self.recall(user_id, text)
+        return recall, build_messages(persona, recall, text, user_name=self._chat.user_name)
+
+    def last_recall(self, user_id: str) -> Recall | None:
+        """The memories behind the user's last reply in this process, for `/why` and side panels."""
+        return self._last_recall.get(user_id)
+
+    async def persona_for(self, user_id: str) -> Persona:
+        chosen = await self._profiles.persona_of(user_id)
+        return self.personas.get(chosen or "", self.personas[self._chat.persona])
+
+    async def set_persona(self, user_id: str, name: str) -> Persona:
+        if name not in self.personas:
+            raise UserFacingError(
+                f"There is no persona called '{name}'. Try: {', '.join(sorted(self.personas))}."
+            )
+        await self._profiles.set_persona(user_id, name)
+        return self.personas[name]

@@ -1,0 +1,1 @@
+"""Chat models: any OpenAI-compatible endpoint, or the packaged demo model in-process."""

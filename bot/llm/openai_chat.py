@@ -1,0 +1,60 @@
+"""Any OpenAI-compatible chat endpoint: OpenAI, Ollama, vLLM, llama.cpp's server, LM Studio."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+
+import openai
+from openai import AsyncOpenAI
+
+from bot.errors import ModelUnavailable
+from bot.llm.base import ChatMessage
+
+
+class OpenAIChat:
+    """`ChatModel` over the OpenAI API.
+
+    The client itself retries connection errors, 408, 429 and 5xx with exponential backoff
+    (`max_retries` on the client) before a reply starts; a failure after that is reported.
+    """
+
+    def __init__(
+        self, client: AsyncOpenAI, model: str, *, temperature: float, max_tokens: int
+    ) -> None:
+        self._client = client
+        self._model = model
+        self._temperature = temperature
+        self._max_tokens = max_tokens
+        self.name = model
+
+    async def stream(self, messages: Sequence[ChatMessage]) -> AsyncIterator[str]:
+        try:
+            response = await self._client.chat.completions.create(
+                model=self._model,
+                messages=list(messages),  # type: ignore[arg-type]
+                temperature=self._temperature,
+                max_tokens=self._max_tokens,
+                stream=True,
+            )
+            async for chunk in response:
+                if chunk.choices and (piece := chunk.choices[0].delta.content):
+                    yield piece
+        except openai.APITimeoutError as error:
+            raise ModelUnavailable("The language model took too long to answer.") from error
+        except openai.APIConnectionError as error:
+            raise ModelUnavailable(
+                f"The language model at {self._client.base_url} cannot be reached."
+            ) from error
+        except openai.AuthenticationError as error:
+            raise ModelUnavailable("The language model refused our API key.") from error
+        except openai.RateLimitError as error:
+            raise ModelUnavailable("The language model is busy (rate limited).") from error
+        except openai.APIStatusError as error:
+            raise ModelUnavailable(
+                f"The language model answered with an error ({error.status_code})."
+            ) from error
+        except openai.OpenAIError as error:
+            raise ModelUnavailable("The language model failed to answer.") from error
+
+    async def aclose(self) -> None:
+        await self._client.close()

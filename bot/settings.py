@@ -1,0 +1,155 @@
+"""Settings: `config.toml` documents every default; `COMPANION_*` environment variables override.
+
+Nested settings use `__` in the environment (`COMPANION_CHAT__RECENCY_ROUNDS=10`). Secrets never
+live here: a setting names the environment variable that holds an API key.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from platformdirs import user_data_path
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+
+from bot.errors import ConfigError
+
+CONFIG_ENV = "COMPANION_CONFIG"
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ChatSettings(_Section):
+    persona: str = "companion"
+    recency_rounds: int = Field(20, ge=0, le=200)
+    relevance_topics: int = Field(3, ge=0, le=50)
+    relevance_floor: float = Field(0.3, ge=-1.0, le=1.0)
+    latest_topics: int = Field(5, ge=0, le=50)
+    max_message_chars: int = Field(4000, ge=1, le=100_000)
+    user_name: str = "host"
+
+
+class LLMSettings(_Section):
+    provider: Literal["local", "openai"] = "local"
+    base_url: str = "https://api.openai.com/v1"
+    model: str = "gpt-4o-mini"
+    api_key_env: str = "OPENAI_API_KEY"
+    temperature: float = Field(0.7, ge=0.0, le=2.0)
+    max_tokens: int = Field(400, ge=1)
+    timeout_seconds: float = Field(60.0, gt=0)
+    max_retries: int = Field(3, ge=0, le=10)
+    local_model_path: str = ""
+    local_context_tokens: int = Field(8192, ge=512)
+    local_threads: int = Field(0, ge=0)
+
+
+class EmbeddingSettings(_Section):
+    provider: Literal["local", "openai"] = "local"
+    base_url: str = "https://api.openai.com/v1"
+    model: str = "text-embedding-3-small"
+    api_key_env: str = "OPENAI_API_KEY"
+    timeout_seconds: float = Field(30.0, gt=0)
+
+
+class SQLSettings(_Section):
+    url: str = ""
+
+
+class VectorSettings(_Section):
+    url: str = ""
+    collection: str = Field("topics", pattern=r"^[a-zA-Z0-9][a-zA-Z0-9_-]{1,40}$")
+
+
+class Settings(BaseSettings):
+    """Everything Companion can be told; built once at start and never changed."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="COMPANION_",
+        env_nested_delimiter="__",
+        extra="forbid",
+        frozen=True,
+    )
+
+    data_dir: Path | None = None
+    user: str = "local"
+    personas_dir: Path | None = None
+    chat: ChatSettings = ChatSettings()
+    llm: LLMSettings = LLMSettings()
+    embeddings: EmbeddingSettings = EmbeddingSettings()
+    sql: SQLSettings = SQLSettings()
+    vector: VectorSettings = VectorSettings()
+
+    @field_validator("data_dir", "personas_dir", mode="before")
+    @classmethod
+    def _empty_path_is_default(cls, value: Any) -> Any:
+        return None if value == "" else value
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        # The environment wins over the file, which arrives as init arguments.
+        return (env_settings, init_settings)
+
+    @property
+    def resolved_data_dir(self) -> Path:
+        return self.data_dir or user_data_path("companion", appauthor=False)
+
+    @property
+    def sql_url(self) -> str:
+        return self.sql.url or f"sqlite+aiosqlite:///{self.resolved_data_dir / 'companion.db'}"
+
+
+def default_config_path() -> Path | None:
+    """`$COMPANION_CONFIG`, else `./config.toml` when there is one."""
+    if named := os.environ.get(CONFIG_ENV):
+        return Path(named)
+    local = Path("config.toml")
+    return local if local.is_file() else None
+
+
+def load_settings(config_path: Path | None = None, **overrides: Any) -> Settings:
+    """Read the TOML file (if any) under the environment; fail with a message naming the setting."""
+    file_values: dict[str, Any] = {}
+    if config_path is not None:
+        try:
+            file_values = tomllib.loads(config_path.read_text(encoding="utf-8"))
+        except FileNotFoundError as error:
+            raise ConfigError(f"Config file not found: {config_path}") from error
+        except tomllib.TOMLDecodeError as error:
+            raise ConfigError(f"Config file {config_path} is not valid TOML: {error}") from error
+    try:
+        return Settings(**_merge(file_values, overrides))
+    except ValidationError as error:
+        raise ConfigError(_describe(error, config_path)) from error
+
+
+def _merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
+    merged = dict(base)
+    for key, value in extra.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = _merge(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
+
+
+def _describe(error: ValidationError, config_path: Path | None) -> str:
+    where = f" in {config_path} or the environment" if config_path else " in the environment"
+    lines = []
+    for problem in error.errors():
+        name = ".".join(str(part) for part in problem["loc"])
+        env_name = "COMPANION_" + "__".join(str(p) for p in problem["loc"]).upper()
+        reason = "unknown setting" if problem["type"] == "extra_forbidden" else problem["msg"]
+        lines.append(f"Invalid setting '{name}' ({env_name}){where}: {reason}")
+    return "\n".join(lines)

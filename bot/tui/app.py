@@ -1,0 +1,121 @@
+"""The chat screen: messages on the left, the memory behind the last reply on the right."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager, AsyncExitStack
+
+from textual import work
+from textual.app import App, ComposeResult
+from textual.containers import Horizontal, VerticalScroll
+from textual.widgets import Footer, Header, Input
+
+from bot.app import Companion
+from bot.commands import is_command
+from bot.dialogue import Delta, Failed, Recalled, Refused
+from bot.errors import UserFacingError
+from bot.inbound import Incoming
+from bot.tui.widgets import CompanionMessage, HistoryInput, MemoryPanel, Note, UserMessage
+
+log = logging.getLogger(__name__)
+
+CompanionFactory = Callable[[], AbstractAsyncContextManager[Companion]]
+
+
+class CompanionApp(App[None]):
+    """Chat with Companion. The app opens the companion itself, in its own event loop."""
+
+    TITLE = "Companion"
+    CSS = """
+    #log { width: 3fr; padding: 0 1; }
+    #memory { width: 1fr; min-width: 30; border-left: solid $primary; padding: 0 1; }
+    UserMessage { margin: 1 0 0 0; color: $text-accent; }
+    CompanionMessage { margin: 1 0 0 0; }
+    CompanionMessage.failed { color: $text-error; }
+    Note { margin: 1 0 0 0; color: $text-muted; }
+    """
+
+    def __init__(self, open_companion: CompanionFactory, user_id: str) -> None:
+        super().__init__()
+        self._open_companion = open_companion
+        self._user_id = user_id
+        self._resources = AsyncExitStack()
+        self.companion: Companion | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal():
+            yield VerticalScroll(id="log")
+            yield MemoryPanel("Memory behind the last reply\n\n(no reply yet)", id="memory")
+        yield HistoryInput(placeholder="Say something, or /help", id="input", disabled=True)
+        yield Footer()
+
+    async def on_mount(self) -> None:
+        self.sub_title = f"opening memory for {self._user_id}…"
+        try:
+            self.companion = await self._resources.enter_async_context(self._open_companion())
+        except UserFacingError as error:
+            self.exit(return_code=1, message=str(error))
+            return
+        persona = await self.companion.dialogue.persona_for(self._user_id)
+        self.sub_title = f"{persona.display_name} · you are {self._user_id}"
+        await self._add(Note(persona.greeting, markup=False))
+        chat_input = self.query_one(HistoryInput)
+        chat_input.disabled = False
+        chat_input.focus()
+
+    async def on_unmount(self) -> None:
+        await self._resources.aclose()
+
+    async def on_input_submitted(self, event: Input.Submitted) -> None:
+        text = event.value
+        chat_input = self.query_one(HistoryInput)
+        chat_input.remember(text)
+        chat_input.clear()
+        if is_command(text):
+            await self._run_command(text)
+        else:
+            self._reply_to(text)
+
+    async def _run_command(self, text: str) -> None:
+        assert self.companion is not None
+        await self._add(UserMessage(text, markup=False))
+        answer = await self.companion.commands.run(self._user_id, text)
+        await self._add(Note(answer, markup=False))
+        persona = await self.companion.dialogue.persona_for(self._user_id)
+        self.sub_title = f"{persona.display_name} · you are {self._user_id}"
+
+    @work(group="replies")
+    async def _reply_to(self, text: str) -> None:
+        assert self.companion is not None
+        persona = await self.companion.dialogue.persona_for(self._user_id)
+        await self._add(UserMessage(f"You: {text}", markup=False))
+        bubble = CompanionMessage(persona.display_name)
+        await self._add(bubble)
+        try:
+            await self._stream_into(bubble, text)
+        except Exception:  # the frontend boundary: show something useful, keep the app alive
+            log.exception("Reply failed for %s", self._user_id)
+            bubble.fail("Something went wrong on my side; your message is saved if it got stored.")
+
+    async def _stream_into(self, bubble: CompanionMessage, text: str) -> None:
+        assert self.companion is not None
+        panel = self.query_one(MemoryPanel)
+        incoming = Incoming(user_id=self._user_id, text=text, platform="tui")
+        async for event in self.companion.dialogue.respond(incoming):
+            match event:
+                case Recalled(recall):
+                    panel.show_recall(recall)
+                case Delta(piece):
+                    bubble.append(piece)
+                    self._scroll_down()
+                case Failed(message) | Refused(message):
+                    bubble.fail(message)
+
+    async def _add(self, widget: UserMessage | CompanionMessage | Note) -> None:
+        await self.query_one("#log", VerticalScroll).mount(widget)
+        self._scroll_down()
+
+    def _scroll_down(self) -> None:
+        self.query_one("#log", VerticalScroll).scroll_end(animate=False)

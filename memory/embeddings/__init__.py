@@ -1,0 +1,1 @@
+"""Embedders: the packaged MiniLM on onnxruntime (offline default) or an OpenAI-compatible API."""

@@ -1,0 +1,34 @@
+"""Embeddings from any OpenAI-compatible `/embeddings` endpoint."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from openai import AsyncOpenAI, OpenAIError
+
+from memory.protocols import Vector
+
+
+class EmbeddingUnavailable(RuntimeError):
+    """The embeddings endpoint could not be reached or answered with an error."""
+
+
+class OpenAIEmbedder:
+    """`Embedder` over HTTP. Vectors are normalized here, whatever the server returns."""
+
+    def __init__(self, client: AsyncOpenAI, model: str) -> None:
+        self._client = client
+        self._model = model
+        self.name = f"openai-{model}".replace("/", "-")[:40]
+
+    async def embed(self, texts: Sequence[str]) -> list[Vector]:
+        if not texts:
+            return []
+        try:
+            response = await self._client.embeddings.create(model=self._model, input=list(texts))
+        except OpenAIError as error:
+            raise EmbeddingUnavailable(f"Embeddings endpoint failed: {error}") from error
+        vectors = np.array([item.embedding for item in response.data], dtype=np.float32)
+        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+        return (vectors / np.clip(norms, 1e-12, None)).tolist()

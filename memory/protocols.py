@@ -1,0 +1,90 @@
+"""The contracts between the dialogue core and the memory backends."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Protocol
+
+from memory.types import Round, ScoredTopic, Topic
+
+Vector = list[float]
+
+
+class Embedder(Protocol):
+    """Turns texts into vectors.
+
+    Vectors are L2-normalized, so a dot product is the cosine similarity. The same text always
+    gives the same vector. Never blocks the event loop. `name` identifies the vector space:
+    vectors of different names are never compared.
+    """
+
+    name: str
+
+    async def embed(self, texts: Sequence[str]) -> list[Vector]: ...
+
+
+class RoundStore(Protocol):
+    """Raw rounds in SQL. Every read is filtered by user; no result holds another user's round."""
+
+    async def start_round(
+        self, *, user_id: str, conversation_id: str, persona: str, text: str
+    ) -> Round:
+        """Commit the user's message before anything else happens, and return the new round."""
+        ...
+
+    async def finish_round(self, round_id: int, reply: str) -> None: ...
+
+    async def fail_round(self, round_id: int, partial_reply: str | None) -> None: ...
+
+    async def recent_rounds(
+        self, user_id: str, limit: int, *, before_id: int | None = None
+    ) -> list[Round]:
+        """The user's last `limit` rounds (before `before_id` if given), oldest first."""
+        ...
+
+    async def count_rounds(self, user_id: str) -> int: ...
+
+    async def forget_rounds(self, user_id: str) -> int:
+        """Delete every round of the user; returns how many were deleted."""
+        ...
+
+
+class ProfileStore(Protocol):
+    """Per-user preferences that outlive a session, such as the chosen persona."""
+
+    async def persona_of(self, user_id: str) -> str | None: ...
+
+    async def set_persona(self, user_id: str, persona: str) -> None: ...
+
+
+class TopicStore(Protocol):
+    """Topic descriptions with their vectors.
+
+    Scores are cosine similarity, higher is closer. Every query filters on the user as a hard
+    filter: results never include another user's topics.
+    """
+
+    async def add_topic(
+        self, user_id: str, label: str, description: str, *, at: datetime | None = None
+    ) -> Topic: ...
+
+    async def search(
+        self, user_id: str, vector: Vector, *, limit: int, floor: float
+    ) -> list[ScoredTopic]:
+        """The user's `limit` topics most similar to `vector` whose score is at least `floor`."""
+        ...
+
+    async def latest(self, user_id: str, limit: int) -> list[Topic]:
+        """The user's most recently created or updated topics, newest first."""
+        ...
+
+    async def list_topics(self, user_id: str) -> list[Topic]:
+        """All of the user's topics, oldest first."""
+        ...
+
+    async def count(self, user_id: str) -> int: ...
+
+    async def forget(self, user_id: str, topic_id: str | None = None) -> int:
+        """Delete one topic of the user (or all when `topic_id` is None); returns how many."""
+        ...

@@ -1,0 +1,1 @@
+"""SQL storage (SQLite or MySQL/MariaDB) through SQLAlchemy's async Core: one code path."""

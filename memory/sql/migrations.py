@@ -1,0 +1,58 @@
+"""Numbered schema migrations, each applied once and recorded in `schema_migrations`.
+
+A migration never changes once released: a later change to a table is a new migration.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from sqlalchemy import Connection, insert, select, text
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from memory.sql import tables
+from memory.sql.engine import utcnow
+
+Step = Callable[[Connection], None]
+
+
+def _create_core_tables(conn: Connection) -> None:
+    for table in (tables.rounds, tables.profiles, tables.topics):
+        table.create(conn, checkfirst=True)
+
+
+MIGRATIONS: tuple[tuple[int, str, Step], ...] = (
+    (1, "rounds, profiles and topics", _create_core_tables),
+)
+
+_LOCK_NAME = "companion_migrations"
+
+
+async def migrate(engine: AsyncEngine) -> list[int]:
+    """Apply the migrations this database lacks; returns the versions applied now."""
+    async with engine.begin() as conn:
+        return await conn.run_sync(_apply_missing)
+
+
+def _apply_missing(conn: Connection) -> list[int]:
+    is_mysql = conn.dialect.name in {"mysql", "mariadb"}
+    if is_mysql:  # two processes starting at once must not both run a migration
+        conn.execute(text("SELECT GET_LOCK(:name, 60)"), {"name": _LOCK_NAME})
+    try:
+        tables.schema_migrations.create(conn, checkfirst=True)
+        done = set(conn.execute(select(tables.schema_migrations.c.version)).scalars())
+        applied = []
+        for version, name, step in MIGRATIONS:
+            if version in done:
+                continue
+            step(conn)
+            conn.execute(
+                insert(tables.schema_migrations).values(
+                    version=version, name=name, applied_at=utcnow()
+                )
+            )
+            applied.append(version)
+        return applied
+    finally:
+        if is_mysql:
+            conn.execute(text("SELECT RELEASE_LOCK(:name)"), {"name": _LOCK_NAME})

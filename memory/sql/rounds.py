@@ -1,0 +1,87 @@
+"""Rounds in SQL: the user's message is committed first, the reply or the failure after."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from memory.sql.engine import as_utc, utcnow
+from memory.sql.tables import rounds
+from memory.types import Round, RoundStatus
+
+
+class SQLRoundStore:
+    """`RoundStore` on SQLite or MySQL. Text only ever travels as bound parameters."""
+
+    def __init__(self, engine: AsyncEngine) -> None:
+        self._engine = engine
+
+    async def start_round(
+        self, *, user_id: str, conversation_id: str, persona: str, text: str
+    ) -> Round:
+        values = {
+            "user_id": user_id,
+            "conversation_id": conversation_id,
+            "persona": persona,
+            "user_text": text,
+            "reply_text": None,
+            "status": RoundStatus.PENDING.value,
+            "created_at": utcnow(),
+        }
+        async with self._engine.begin() as conn:
+            result = await conn.execute(insert(rounds).values(**values))
+        round_id = result.inserted_primary_key[0]
+        return _to_round({"id": round_id, **values})
+
+    async def finish_round(self, round_id: int, reply: str) -> None:
+        await self._close(round_id, reply, RoundStatus.ANSWERED)
+
+    async def fail_round(self, round_id: int, partial_reply: str | None) -> None:
+        await self._close(round_id, partial_reply or None, RoundStatus.FAILED)
+
+    async def _close(self, round_id: int, reply: str | None, status: RoundStatus) -> None:
+        statement = (
+            update(rounds)
+            .where(rounds.c.id == round_id)
+            .values(reply_text=reply, status=status.value, replied_at=utcnow())
+        )
+        async with self._engine.begin() as conn:
+            await conn.execute(statement)
+
+    async def recent_rounds(
+        self, user_id: str, limit: int, *, before_id: int | None = None
+    ) -> list[Round]:
+        if limit <= 0:
+            return []
+        query = select(rounds).where(rounds.c.user_id == user_id)
+        if before_id is not None:
+            query = query.where(rounds.c.id < before_id)
+        query = query.order_by(rounds.c.id.desc()).limit(limit)
+        async with self._engine.connect() as conn:
+            rows = (await conn.execute(query)).mappings().all()
+        return [_to_round(row) for row in reversed(rows)]
+
+    async def count_rounds(self, user_id: str) -> int:
+        query = select(func.count()).select_from(rounds).where(rounds.c.user_id == user_id)
+        async with self._engine.connect() as conn:
+            return int((await conn.execute(query)).scalar_one())
+
+    async def forget_rounds(self, user_id: str) -> int:
+        async with self._engine.begin() as conn:
+            result = await conn.execute(delete(rounds).where(rounds.c.user_id == user_id))
+        return int(result.rowcount)
+
+
+def _to_round(row: Any) -> Round:
+    return Round(
+        id=int(row["id"]),
+        user_id=row["user_id"],
+        conversation_id=row["conversation_id"],
+        persona=row["persona"],
+        user_text=row["user_text"],
+        reply_text=row["reply_text"],
+        status=RoundStatus(row["status"]),
+        created_at=as_utc(row["created_at"]),
+    )

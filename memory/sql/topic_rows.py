@@ -1,0 +1,80 @@
+"""Topic rows in SQL: the record of every topic, and the fast path for the newest ones."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import delete, func, insert, select
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from memory.sql.engine import as_utc
+from memory.sql.tables import topics
+from memory.types import Topic
+
+
+class SQLTopicRows:
+    """Topic rows by user. Every statement filters on the user."""
+
+    def __init__(self, engine: AsyncEngine) -> None:
+        self._engine = engine
+
+    async def insert(self, new_topics: Sequence[Topic]) -> None:
+        rows = [
+            {
+                "id": topic.id,
+                "user_id": topic.user_id,
+                "label": topic.label,
+                "description": topic.description,
+                "created_at": topic.created_at.replace(tzinfo=None),
+                "updated_at": topic.updated_at.replace(tzinfo=None),
+            }
+            for topic in new_topics
+        ]
+        async with self._engine.begin() as conn:
+            await conn.execute(insert(topics), rows)
+
+    async def latest(self, user_id: str, limit: int) -> list[Topic]:
+        query = (
+            select(topics)
+            .where(topics.c.user_id == user_id)
+            .order_by(topics.c.updated_at.desc(), topics.c.id.desc())
+            .limit(limit)
+        )
+        return await self._fetch(query)
+
+    async def all_of(self, user_id: str) -> list[Topic]:
+        query = select(topics).where(topics.c.user_id == user_id).order_by(topics.c.created_at)
+        return await self._fetch(query)
+
+    async def count(self, user_id: str) -> int:
+        query = select(func.count()).select_from(topics).where(topics.c.user_id == user_id)
+        async with self._engine.connect() as conn:
+            return int((await conn.execute(query)).scalar_one())
+
+    async def delete(self, user_id: str, topic_ids: Sequence[str] | None = None) -> list[str]:
+        """Delete the user's topics (the given ones, or all); returns the ids deleted."""
+        where = topics.c.user_id == user_id
+        if topic_ids is not None:
+            where = where & topics.c.id.in_(list(topic_ids))
+        async with self._engine.begin() as conn:
+            ids = list((await conn.execute(select(topics.c.id).where(where))).scalars())
+            if ids:
+                await conn.execute(delete(topics).where(where & topics.c.id.in_(ids)))
+        return ids
+
+    async def _fetch(self, query: Any) -> list[Topic]:
+        async with self._engine.connect() as conn:
+            rows = (await conn.execute(query)).mappings().all()
+        return [_to_topic(row) for row in rows]
+
+
+def _to_topic(row: Any) -> Topic:
+    return Topic(
+        id=row["id"],
+        user_id=row["user_id"],
+        label=row["label"],
+        description=row["description"],
+        created_at=as_utc(row["created_at"]),
+        updated_at=as_utc(row["updated_at"]),
+    )

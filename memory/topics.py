@@ -1,0 +1,99 @@
+"""Topic memory: SQL rows are the record, the vector index finds them by meaning."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime
+
+from memory.protocols import Embedder, Vector
+from memory.sql.topic_rows import SQLTopicRows
+from memory.types import ScoredTopic, Topic
+from memory.vectors import ChromaIndex, VectorHit
+
+
+class IndexedTopicStore:
+    """`TopicStore`: a topic is written to SQL first (nothing lost), then indexed.
+
+    Search reads everything it returns from the index, so a turn costs one vector query;
+    the newest topics come from SQL, which can sort by time.
+    """
+
+    def __init__(self, rows: SQLTopicRows, index: ChromaIndex, embedder: Embedder) -> None:
+        self._rows = rows
+        self._index = index
+        self._embedder = embedder
+
+    async def add_topic(
+        self, user_id: str, label: str, description: str, *, at: datetime | None = None
+    ) -> Topic:
+        return (await self.add_topics(user_id, [(label, description)], at=at))[0]
+
+    async def add_topics(
+        self, user_id: str, items: list[tuple[str, str]], *, at: datetime | None = None
+    ) -> list[Topic]:
+        """Add several topics in one embedding call and one index write."""
+        when = (at or datetime.now(UTC)).astimezone(UTC)
+        added = [
+            Topic(
+                id=uuid.uuid4().hex,
+                user_id=user_id,
+                label=label.strip(),
+                description=description.strip(),
+                created_at=when,
+                updated_at=when,
+            )
+            for label, description in items
+        ]
+        vectors = await self._embedder.embed([t.description for t in added])
+        await self._rows.insert(added)
+        await self._index.upsert(
+            user_id,
+            [t.id for t in added],
+            vectors,
+            [t.description for t in added],
+            [_metadata(t) for t in added],
+        )
+        return added
+
+    async def search(
+        self, user_id: str, vector: Vector, *, limit: int, floor: float
+    ) -> list[ScoredTopic]:
+        hits = await self._index.query(user_id, vector, limit)
+        return [
+            ScoredTopic(_from_hit(user_id, hit), hit.score) for hit in hits if hit.score >= floor
+        ]
+
+    async def latest(self, user_id: str, limit: int) -> list[Topic]:
+        return await self._rows.latest(user_id, limit) if limit > 0 else []
+
+    async def list_topics(self, user_id: str) -> list[Topic]:
+        return await self._rows.all_of(user_id)
+
+    async def count(self, user_id: str) -> int:
+        return await self._rows.count(user_id)
+
+    async def forget(self, user_id: str, topic_id: str | None = None) -> int:
+        ids = await self._rows.delete(user_id, None if topic_id is None else [topic_id])
+        # All of the user's vectors go with "all", even any left by an interrupted write.
+        await self._index.delete(user_id, None if topic_id is None else ids)
+        return len(ids)
+
+
+def _metadata(topic: Topic) -> dict[str, str | float]:
+    return {
+        "label": topic.label,
+        "created_at": topic.created_at.timestamp(),
+        "updated_at": topic.updated_at.timestamp(),
+    }
+
+
+def _from_hit(user_id: str, hit: VectorHit) -> Topic:
+    meta = hit.metadata
+    return Topic(
+        id=hit.id,
+        user_id=user_id,
+        label=str(meta.get("label", "")),
+        description=hit.document,
+        created_at=datetime.fromtimestamp(float(meta.get("created_at", 0)), UTC),
+        updated_at=datetime.fromtimestamp(float(meta.get("updated_at", 0)), UTC),
+    )

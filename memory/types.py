@@ -1,0 +1,62 @@
+"""Record types shared by the stores and the dialogue core."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from enum import StrEnum
+
+
+class RoundStatus(StrEnum):
+    """Where a round stands: the user's message is stored first, the reply later."""
+
+    PENDING = "pending"  # stored, the model has not answered yet
+    ANSWERED = "answered"
+    FAILED = "failed"  # the model could not answer; the user's message is kept
+
+
+@dataclass(frozen=True, slots=True)
+class Round:
+    """One exchange: what the user said and what the companion replied."""
+
+    id: int
+    user_id: str
+    conversation_id: str
+    persona: str
+    user_text: str
+    reply_text: str | None
+    status: RoundStatus
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class Topic:
+    """A topic description: a short label and what the user said about it."""
+
+    id: str
+    user_id: str
+    label: str
+    description: str
+    created_at: datetime
+    updated_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class ScoredTopic:
+    """A topic found by similarity; score is cosine similarity, higher is closer."""
+
+    topic: Topic
+    score: float
+
+
+@dataclass(frozen=True, slots=True)
+class Recall:
+    """The memories that went into one prompt, so a frontend can show why the companion said it."""
+
+    recent: tuple[Round, ...]
+    relevant: tuple[ScoredTopic, ...]
+    latest: tuple[Topic, ...]
+
+    @classmethod
+    def empty(cls) -> Recall:
+        return cls(recent=(), relevant=(), latest=())

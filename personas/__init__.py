@@ -1,0 +1,1 @@
+"""Personas: `*.toml` files in this folder (or a configured one) and the loader that checks them."""
