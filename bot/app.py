@@ -79,6 +79,7 @@ async def open_companion(settings: Settings) -> AsyncIterator[Companion]:
 
         embedder = await asyncio.to_thread(build_embedder, settings.embeddings)
         client = await asyncio.to_thread(open_client, settings.vector.url, data_dir)
+        stack.push_async_callback(asyncio.to_thread, client.close)
         # One collection per embedding model: vectors of different models never mix.
         collection = f"{settings.vector.collection}-{embedder.name}"
         index = await asyncio.to_thread(ChromaIndex, client, collection)

@@ -1,0 +1,56 @@
+"""The packaged MiniLM embedder (onnxruntime) and the OpenAI-compatible one."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from openai import AsyncOpenAI
+
+from memory.embeddings.onnx_minilm import OnnxMiniLM
+from memory.embeddings.openai_api import EmbeddingUnavailable, OpenAIEmbedder
+from memory.embeddings.packaged import minilm_model_file, minilm_tokenizer_file
+from tests.fakes.openai_server import ScriptedLLM, fake_vector
+
+
+@pytest.fixture(scope="module")
+def minilm() -> OnnxMiniLM:
+    return OnnxMiniLM(minilm_model_file(), minilm_tokenizer_file())
+
+
+async def test_vectors_are_normalized_and_meaningful(minilm: OnnxMiniLM) -> None:
+    ping, pong, weather = np.array(
+        await minilm.embed(["I love playing table tennis", "Ping pong is my favourite sport",
+                            "It will rain in Oslo tomorrow"])
+    )
+    assert np.linalg.norm(ping) == pytest.approx(1.0, abs=1e-5)
+    assert ping.shape == (384,)
+    assert ping @ pong > ping @ weather + 0.2
+
+
+async def test_batch_padding_does_not_change_a_vector(minilm: OnnxMiniLM) -> None:
+    short = "hobbies"
+    [alone] = await minilm.embed([short])
+    batch = await minilm.embed([short, "a much longer sentence " * 20])
+    assert np.allclose(alone, batch[0], atol=1e-5)
+
+
+async def test_long_text_is_truncated_not_refused(minilm: OnnxMiniLM) -> None:
+    [vector] = await minilm.embed(["word " * 5000])
+    assert len(vector) == 384
+
+
+async def test_openai_embedder_normalizes_server_vectors(llm: ScriptedLLM) -> None:
+    embedder = OpenAIEmbedder(AsyncOpenAI(base_url=llm.base_url, api_key="x"), "fake-embed")
+    first, second = await embedder.embed(["one", "two"])
+    expected = np.array(fake_vector("one"))
+    assert np.allclose(first, expected / np.linalg.norm(expected), atol=1e-6)
+    assert np.linalg.norm(second) == pytest.approx(1.0, abs=1e-6)
+    assert (llm.requests[-1]["model"], llm.requests[-1]["input"]) == ("fake-embed", ["one", "two"])
+
+
+async def test_openai_embedder_reports_an_unreachable_server() -> None:
+    embedder = OpenAIEmbedder(
+        AsyncOpenAI(base_url="http://127.0.0.1:9/v1", api_key="x", max_retries=0), "m"
+    )
+    with pytest.raises(EmbeddingUnavailable):
+        await embedder.embed(["hello"])
