@@ -7,6 +7,7 @@ import json
 import logging
 import sys
 from collections.abc import Awaitable, Callable
+from contextlib import aclosing
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -100,15 +101,16 @@ async def _say_one(companion: Companion, user_id: str, text: str) -> bool:
     if is_command(text):
         click.echo(await companion.commands.run(user_id, text))
         return True
-    async for event in companion.dialogue.respond(Incoming(user_id=user_id, text=text)):
-        match event:
-            case Delta(piece):
-                click.echo(piece, nl=False)
-            case Finished():
-                click.echo()
-            case Failed(message) | Refused(message):
-                click.echo(message, err=True)
-                return False
+    async with aclosing(companion.dialogue.respond(Incoming(user_id, text))) as events:
+        async for event in events:
+            match event:
+                case Delta(piece):
+                    click.echo(piece, nl=False)
+                case Finished():
+                    click.echo()
+                case Failed(message) | Refused(message):
+                    click.echo(message, err=True)
+                    return False
     return True
 
 

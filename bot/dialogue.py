@@ -8,7 +8,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import weakref
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
+from contextlib import aclosing
 from dataclasses import dataclass
 
 from bot.errors import InputRejected, ModelUnavailable, UserFacingError
@@ -95,7 +96,7 @@ class Dialogue:
         )
         self._last_recall: dict[str, Recall] = {}
 
-    async def respond(self, incoming: Incoming) -> AsyncIterator[ReplyEvent]:
+    async def respond(self, incoming: Incoming) -> AsyncGenerator[ReplyEvent, None]:
         """Store the message, recall memories, stream the reply, store it."""
         lock = self._locks.setdefault(incoming.conversation, asyncio.Lock())
         async with lock:
@@ -115,18 +116,21 @@ class Dialogue:
             self._last_recall[incoming.user_id] = recall
             yield Recalled(recall, persona)
             messages = build_messages(persona, recall, text, user_name=self._chat.user_name)
-            async for event in self._stream_reply(round_.id, messages):
-                yield event
+            # aclosing: when the frontend stops listening, the inner generators close now, in order.
+            async with aclosing(self._stream_reply(round_.id, messages)) as events:
+                async for event in events:
+                    yield event
 
     async def _stream_reply(
         self, round_id: int, messages: list[ChatMessage]
-    ) -> AsyncIterator[ReplyEvent]:
+    ) -> AsyncGenerator[ReplyEvent, None]:
         pieces: list[str] = []
         finished = False
         try:
-            async for piece in self._model.stream(messages):
-                pieces.append(piece)
-                yield Delta(piece)
+            async with aclosing(self._model.stream(messages)) as stream:
+                async for piece in stream:
+                    pieces.append(piece)
+                    yield Delta(piece)
             reply = "".join(pieces).strip()
             if not reply:
                 raise ModelUnavailable("The language model returned an empty reply.")

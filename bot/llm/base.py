@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, Sequence
 from typing import Literal, Protocol, TypedDict
 
 
@@ -20,6 +20,6 @@ class ChatModel(Protocol):
 
     name: str
 
-    def stream(self, messages: Sequence[ChatMessage]) -> AsyncIterator[str]: ...
+    def stream(self, messages: Sequence[ChatMessage]) -> AsyncGenerator[str, None]: ...
 
     async def aclose(self) -> None: ...

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncGenerator, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +40,7 @@ class LocalLlama:
         self._lock = asyncio.Lock()
         self.name = model_file.stem
 
-    async def stream(self, messages: Sequence[ChatMessage]) -> AsyncIterator[str]:
+    async def stream(self, messages: Sequence[ChatMessage]) -> AsyncGenerator[str, None]:
         async with self._lock:
             if self._llama is None:
                 self._llama = await asyncio.to_thread(self._load)
@@ -63,7 +63,7 @@ class LocalLlama:
             verbose=False,
         )
 
-    async def _generate(self, messages: list[ChatMessage]) -> AsyncIterator[str]:
+    async def _generate(self, messages: list[ChatMessage]) -> AsyncGenerator[str, None]:
         loop = asyncio.get_running_loop()
         queue: asyncio.Queue[Any] = asyncio.Queue()
         stop = threading.Event()

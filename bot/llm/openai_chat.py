@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, Sequence
 
 import openai
 from openai import AsyncOpenAI
@@ -27,7 +27,7 @@ class OpenAIChat:
         self._max_tokens = max_tokens
         self.name = model
 
-    async def stream(self, messages: Sequence[ChatMessage]) -> AsyncIterator[str]:
+    async def stream(self, messages: Sequence[ChatMessage]) -> AsyncGenerator[str, None]:
         try:
             response = await self._client.chat.completions.create(
                 model=self._model,

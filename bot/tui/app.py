@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from contextlib import AbstractAsyncContextManager, AsyncExitStack
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, aclosing
 
 from textual import work
 from textual.app import App, ComposeResult
@@ -103,15 +103,16 @@ class CompanionApp(App[None]):
         assert self.companion is not None
         panel = self.query_one(MemoryPanel)
         incoming = Incoming(user_id=self._user_id, text=text, platform="tui")
-        async for event in self.companion.dialogue.respond(incoming):
-            match event:
-                case Recalled(recall):
-                    panel.show_recall(recall)
-                case Delta(piece):
-                    bubble.append(piece)
-                    self._scroll_down()
-                case Failed(message) | Refused(message):
-                    bubble.fail(message)
+        async with aclosing(self.companion.dialogue.respond(incoming)) as events:
+            async for event in events:
+                match event:
+                    case Recalled(recall):
+                        panel.show_recall(recall)
+                    case Delta(piece):
+                        bubble.append(piece)
+                        self._scroll_down()
+                    case Failed(message) | Refused(message):
+                        bubble.fail(message)
 
     async def _add(self, widget: UserMessage | CompanionMessage | Note) -> None:
         await self.query_one("#log", VerticalScroll).mount(widget)
