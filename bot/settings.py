@@ -28,7 +28,7 @@ class ChatSettings(_Section):
     persona: str = "companion"
     recency_rounds: int = Field(20, ge=0, le=200)
     relevance_topics: int = Field(3, ge=0, le=50)
-    relevance_floor: float = Field(0.3, ge=-1.0, le=1.0)
+    relevance_floor: float = Field(0.2, ge=-1.0, le=1.0)
     latest_topics: int = Field(5, ge=0, le=50)
     max_message_chars: int = Field(4000, ge=1, le=100_000)
     user_name: str = "host"

@@ -60,7 +60,9 @@ class CompanionApp(App[None]):
             return
         persona = await self.companion.dialogue.persona_for(self._user_id)
         self.sub_title = f"{persona.display_name} · you are {self._user_id}"
-        await self._add(Note(persona.greeting, markup=False))
+        greeting = CompanionMessage(persona.display_name)
+        greeting.append(persona.greeting)
+        await self._add(greeting)
         chat_input = self.query_one(HistoryInput)
         chat_input.disabled = False
         chat_input.focus()

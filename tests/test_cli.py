@@ -1,0 +1,96 @@
+"""The `companion` command as a user runs it: a real process, the scripted LLM server."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bot import __version__
+from tests.fakes.openai_server import Error, ScriptedLLM
+
+COMPANION = str(Path(sys.executable).parent / "companion")
+
+
+def _run(args: list[str], env: dict[str, str], stdin: str = "") -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [COMPANION, *args], input=stdin, env=env, capture_output=True, text=True, timeout=120,
+        cwd=env["COMPANION_DATA_DIR"],
+    )
+
+
+@pytest.fixture
+def env(tmp_path: Path, llm: ScriptedLLM) -> dict[str, str]:
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("COMPANION_")}
+    return clean | {
+        "COMPANION_DATA_DIR": str(tmp_path),
+        "COMPANION_LLM__PROVIDER": "openai",
+        "COMPANION_LLM__BASE_URL": llm.base_url,
+        "COMPANION_LLM__MAX_RETRIES": "0",
+    }
+
+
+def test_version(env: dict[str, str]) -> None:
+    assert _run(["version"], env).stdout.strip() == f"companion {__version__}"
+
+
+def test_say_prints_the_reply_and_remembers_it(env: dict[str, str], llm: ScriptedLLM) -> None:
+    llm.enqueue("Table tennis is a great sport!")
+    said = _run(["say", "--user", "ana", "I play table tennis"], env)
+    assert (said.returncode, said.stdout) == (0, "Table tennis is a great sport!\n")
+
+    shown = _run(["memory", "--user", "ana", "--json"], env)
+    report = json.loads(shown.stdout)
+    assert report["rounds_total"] == 1
+    assert report["recent_rounds"][0]["user"] == "I play table tennis"
+    assert report["recent_rounds"][0]["reply"] == "Table tennis is a great sport!"
+    text = _run(["memory", "--user", "ana"], env).stdout
+    assert "User ana: 1 rounds, 0 topics" in text
+
+
+def test_say_dash_holds_a_conversation_from_stdin(env: dict[str, str], llm: ScriptedLLM) -> None:
+    llm.enqueue("Hi Ana!", "You said your name is Ana.")
+    said = _run(["say", "-"], env, stdin="My name is Ana\n\nWhat is my name?\n")
+    assert said.stdout == "Hi Ana!\nYou said your name is Ana.\n"
+    assert "Host: My name is Ana" in llm.last_system_prompt
+    assert len(llm.chat_requests) == 2  # the blank line was skipped
+
+
+def test_model_outage_exits_nonzero_with_a_clear_message(
+    env: dict[str, str], llm: ScriptedLLM
+) -> None:
+    llm.enqueue(Error(503))
+    said = _run(["say", "are you there?"], env)
+    assert said.returncode == 1
+    assert "answered with an error (503)" in said.stderr
+    assert "Your message is saved" in said.stderr
+    assert "Traceback" not in said.stderr
+    assert json.loads(_run(["memory", "--json"], env).stdout)["rounds_total"] == 1
+
+
+def test_commands_work_through_say(env: dict[str, str]) -> None:
+    assert "/persona [name]" in _run(["say", "/help"], env).stdout
+    assert "Switched to Sam" in _run(["say", "/persona coach"], env).stdout
+
+
+def test_invalid_config_fails_at_start_naming_the_setting(env: dict[str, str]) -> None:
+    said = _run(["say", "hi"], env | {"COMPANION_CHAT__RECENCY_ROUNDS": "many"})
+    assert said.returncode == 1
+    assert "Invalid setting 'chat.recency_rounds'" in said.stderr
+    assert "Traceback" not in said.stderr
+
+
+@pytest.mark.real_model
+def test_say_answers_with_the_packaged_offline_model(tmp_path: Path) -> None:
+    """The real SmolLM2 on llama.cpp and the real MiniLM: no server, no network."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("COMPANION_")}
+    env |= {"COMPANION_DATA_DIR": str(tmp_path), "COMPANION_LLM__MAX_TOKENS": "40"}
+    said = _run(["say", "--user", "ana", "Hi! My favourite sport is table tennis."], env)
+    assert said.returncode == 0, said.stderr
+    assert len(said.stdout.strip()) > 0
+    report = json.loads(_run(["memory", "--user", "ana", "--json"], env).stdout)
+    assert report["recent_rounds"][0]["reply"] == said.stdout.strip()

@@ -1,0 +1,129 @@
+"""The terminal UI, driven by textual's Pilot against real stores and the scripted LLM."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from textual.pilot import Pilot
+
+from bot.app import open_companion
+from bot.tui.app import CompanionApp
+from bot.tui.widgets import CompanionMessage, HistoryInput, MemoryPanel, Note
+from tests.conftest import make_settings
+from tests.fakes.openai_server import Error, Reply, ScriptedLLM
+
+
+async def wait_until(condition: Callable[[], bool], timeout: float = 30.0) -> None:
+    """Poll until the UI reaches a state: the app works in its own tasks."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not condition():
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError("the UI did not reach the expected state in time")
+        await asyncio.sleep(0.02)
+
+
+def _text(widget: Any) -> str:
+    return str(widget.render())
+
+
+async def _ready(pilot: Pilot[None]) -> None:
+    await wait_until(lambda: not pilot.app.query_one(HistoryInput).disabled)
+
+
+async def _send(pilot: Pilot[None], text: str) -> None:
+    await pilot.click(HistoryInput)
+    await pilot.press(*text, "enter")
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+def _app(tmp_path: Path, llm: ScriptedLLM, user: str = "ana") -> CompanionApp:
+    settings = make_settings(tmp_path, llm)
+    return CompanionApp(lambda: open_companion(settings), user)
+
+
+async def test_typed_message_gets_a_streamed_reply_and_the_memory_panel(
+    tmp_path: Path, llm: ScriptedLLM
+) -> None:
+    async with open_companion(make_settings(tmp_path, llm)) as companion:
+        await companion.add_topic("ana", "hobbies", "The host plays table tennis every week.")
+    llm.enqueue(Reply("You play table tennis, right?", delay=0.05))
+    app = _app(tmp_path, llm)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await _ready(pilot)
+        assert "Mia: Hi, I'm Mia" in _text(app.query(CompanionMessage).first())
+        await pilot.click(HistoryInput)
+        await pilot.press(*"Which sport do I play?", "enter")
+        bubble = await _bubble(pilot)
+        await wait_until(lambda: 0 < len(bubble.reply) < len("You play table tennis, right?"))
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert bubble.reply == "You play table tennis, right?"
+        panel = _text(app.query_one(MemoryPanel))
+        assert "Recency: 0 recent rounds" in panel
+        assert "hobbies" in panel.split("Relevance:")[1].split("Latest topics:")[0]
+    assert llm.chat_requests[-1]["messages"][-1]["content"] == "Which sport do I play?"
+
+
+async def _bubble(pilot: Pilot[None]) -> CompanionMessage:
+    await wait_until(lambda: bool(pilot.app.query(CompanionMessage)))
+    return pilot.app.query(CompanionMessage).last()
+
+
+async def test_model_outage_is_shown_without_a_stack_trace(
+    tmp_path: Path, llm: ScriptedLLM
+) -> None:
+    llm.enqueue(Error(503), Error(503), Error(503))
+    app = _app(tmp_path, llm)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await _ready(pilot)
+        await _send(pilot, "hello?")
+        bubble = app.query(CompanionMessage).last()
+        assert "Your message is saved" in _text(bubble)
+        assert bubble.has_class("failed")
+        assert "Traceback" not in _text(bubble)
+
+
+async def test_slash_commands_and_input_history(tmp_path: Path, llm: ScriptedLLM) -> None:
+    app = _app(tmp_path, llm)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await _ready(pilot)
+        await _send(pilot, "/persona coach")
+        assert "Switched to Sam" in _text(app.query(Note).last())
+        assert app.sub_title.startswith("Sam")
+        await _send(pilot, "/topics")
+        assert "no topics about you yet" in _text(app.query(Note).last())
+        await _send(pilot, "/help")
+        assert "/forget all" in _text(app.query(Note).last())
+        chat_input = app.query_one(HistoryInput)
+        await pilot.press("up")
+        assert chat_input.value == "/help"
+        await pilot.press("up", "up")
+        assert chat_input.value == "/persona coach"
+        await pilot.press("down", "down", "down")
+        assert chat_input.value == ""
+    assert llm.chat_requests == []  # commands never reach the model
+
+
+async def test_empty_message_gets_a_hint_and_is_not_stored(
+    tmp_path: Path, llm: ScriptedLLM
+) -> None:
+    app = _app(tmp_path, llm)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await _ready(pilot)
+        await _send(pilot, "   ")
+        assert "empty" in _text(app.query(CompanionMessage).last())
+        assert await app.companion.rounds.count_rounds("ana") == 0  # type: ignore[union-attr]
+
+
+def test_chat_screen_snapshot(snap_compare: Any, tmp_path: Path, llm: ScriptedLLM) -> None:
+    llm.enqueue("I'd love to hear more about your garden. What are you growing?")
+
+    async def chat(pilot: Pilot[None]) -> None:
+        await _ready(pilot)
+        await _send(pilot, "I spent the morning in my garden")
+
+    assert snap_compare(_app(tmp_path, llm), terminal_size=(100, 24), run_before=chat)
