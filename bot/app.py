@@ -66,8 +66,13 @@ class Companion:
 
 
 @asynccontextmanager
-async def open_companion(settings: Settings) -> AsyncIterator[Companion]:
-    """Open the stores and the model; everything is closed when the block ends."""
+async def open_companion(
+    settings: Settings, *, model: ChatModel | None = None
+) -> AsyncIterator[Companion]:
+    """Open the stores and the model; everything is closed when the block ends.
+
+    `model` replaces the configured chat model (benchmarks time memory work without generation).
+    """
     async with AsyncExitStack() as stack:
         data_dir = settings.resolved_data_dir
         data_dir.mkdir(parents=True, exist_ok=True)
@@ -80,12 +85,11 @@ async def open_companion(settings: Settings) -> AsyncIterator[Companion]:
         embedder = await asyncio.to_thread(build_embedder, settings.embeddings)
         client = await asyncio.to_thread(open_client, settings.vector.url, data_dir)
         stack.push_async_callback(asyncio.to_thread, client.close)
-        # One collection per embedding model: vectors of different models never mix.
-        collection = f"{settings.vector.collection}-{embedder.name}"
-        index = await asyncio.to_thread(ChromaIndex, client, collection)
+        # Collections are named per embedding model: vectors of different models never mix.
+        index = ChromaIndex(client, f"{settings.vector.collection}-{embedder.name}")
         topics = IndexedTopicStore(SQLTopicRows(engine), index, embedder)
 
-        model = build_chat_model(settings.llm)
+        model = model or build_chat_model(settings.llm)
         stack.push_async_callback(model.aclose)
         rounds = SQLRoundStore(engine)
         dialogue = Dialogue(

@@ -1,0 +1,141 @@
+"""Memory overhead of one turn: everything but the LLM's generation.
+
+Per turn: store the user's round, embed the message, read Recency (last 20 rounds), search
+Relevance (top 3 topics), read Latest_topics (5 newest), build the prompt, store the reply. The
+user has 100,000 stored rounds and 0, 1,000 or 10,000 topics, on SQLite and embedded chromadb
+with the packaged MiniLM embedder. The reply comes from an in-process model that answers
+instantly, so only our own work is timed.
+
+    python -m benchmarks.turn_overhead              # 0, 1,000 and 10,000 topics
+    python -m benchmarks.turn_overhead --topics 10000
+
+The last line is `p95_ms=<p95 of the largest size measured>`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import tempfile
+import time
+from collections.abc import AsyncGenerator, Sequence
+from contextlib import aclosing
+
+import numpy as np
+from sqlalchemy import insert
+
+from bot.app import Companion, open_companion
+from bot.inbound import Incoming
+from bot.llm.base import ChatMessage
+from bot.settings import load_settings
+from memory.sql.engine import open_engine, utcnow
+from memory.sql.tables import rounds
+
+USER = "bench"
+ROUNDS = 100_000
+MEASURED_TURNS = 200
+WARMUP_TURNS = 20
+
+SUBJECTS = ["hobbies", "work", "family", "food", "travel", "music", "pets", "health", "books",
+            "movies", "sports", "weather", "friends", "school", "money", "garden", "games"]
+FACTS = ["likes", "is tired of", "started", "wants to try", "stopped", "talks often about",
+         "is worried about", "is proud of", "dreams about", "shared a story about"]
+THINGS = ["table tennis", "swimming", "night shifts", "a new job", "ramen", "a trip to Japan",
+          "the violin", "a cat named Miso", "running", "a novel by Le Guin", "chess",
+          "the garden tomatoes", "a sister's wedding", "saving for a house", "a sore knee"]
+MESSAGES = ["Do you know my latest hobby?", "I'm so tired after work today",
+            "What should I cook tonight?", "My cat knocked over a plant again",
+            "I finally booked the flights!", "Can you recommend a book?",
+            "I went swimming this morning", "My knee still hurts a bit",
+            "We won the chess tournament!", "I'm thinking about a new job"]
+
+
+class InstantModel:
+    """Answers at once, so the benchmark times memory work, not generation."""
+
+    name = "instant"
+
+    async def stream(self, messages: Sequence[ChatMessage]) -> AsyncGenerator[str, None]:
+        yield "That sounds lovely, tell me more!"
+
+    async def aclose(self) -> None:
+        return None
+
+
+def topic_text(rng: random.Random, i: int) -> tuple[str, str]:
+    subject = rng.choice(SUBJECTS)
+    fact = f"{rng.choice(FACTS)} {rng.choice(THINGS)}"
+    return subject, f"The host and I talked about {subject}, and the host said he {fact} (#{i})."
+
+
+async def seed_rounds(sql_url: str) -> None:
+    engine = open_engine(sql_url)
+    now = utcnow()
+    rows = [
+        {"user_id": USER, "conversation_id": USER, "persona": "companion",
+         "user_text": f"message {i} " + MESSAGES[i % len(MESSAGES)],
+         "reply_text": "reply", "status": "answered", "created_at": now, "replied_at": now}
+        for i in range(ROUNDS)
+    ]
+    async with engine.begin() as conn:
+        for start in range(0, ROUNDS, 10_000):
+            await conn.execute(insert(rounds), rows[start:start + 10_000])
+    await engine.dispose()
+
+
+async def grow_topics(companion: Companion, target: int, rng: random.Random) -> None:
+    have = await companion.topics.count(USER)
+    while have < target:
+        batch = [topic_text(rng, have + i) for i in range(min(500, target - have))]
+        await companion.topics.add_topics(USER, batch)
+        have += len(batch)
+
+
+async def one_turn(companion: Companion, text: str) -> float:
+    started = time.perf_counter()
+    async with aclosing(companion.dialogue.respond(Incoming(USER, text))) as events:
+        async for _ in events:
+            pass
+    return (time.perf_counter() - started) * 1000
+
+
+async def measure(companion: Companion) -> tuple[float, float]:
+    for i in range(WARMUP_TURNS):
+        await one_turn(companion, MESSAGES[i % len(MESSAGES)])
+    timings = [await one_turn(companion, f"{MESSAGES[i % len(MESSAGES)]} ({i})")
+               for i in range(MEASURED_TURNS)]
+    p50, p95 = np.percentile(timings, [50, 95])
+    return float(p50), float(p95)
+
+
+async def run(sizes: list[int]) -> float:
+    with tempfile.TemporaryDirectory() as folder:
+        settings = load_settings(None, data_dir=folder)
+        print(f"Seeding {ROUNDS:,} rounds...", flush=True)
+        async with open_companion(settings, model=InstantModel()):
+            pass  # creates the database
+        await seed_rounds(settings.sql_url)
+        async with open_companion(settings, model=InstantModel()) as companion:
+            rng = random.Random(7)
+            print("\n| topics | rounds | p50 ms | p95 ms |\n|---:|---:|---:|---:|", flush=True)
+            p95 = 0.0
+            for size in sizes:
+                await grow_topics(companion, size, rng)
+                p50, p95 = await measure(companion)
+                stored = await companion.rounds.count_rounds(USER)
+                print(f"| {size:,} | {stored:,} | {p50:.1f} | {p95:.1f} |", flush=True)
+    return p95
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--topics", type=int, help="measure only this many topics")
+    args = parser.parse_args()
+    sizes = [args.topics] if args.topics is not None else [0, 1_000, 10_000]
+    p95 = asyncio.run(run(sizes))
+    print(f"p95_ms={p95:.1f}")
+
+
+if __name__ == "__main__":
+    main()
