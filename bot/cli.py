@@ -9,17 +9,19 @@ import sys
 from collections.abc import Awaitable, Callable
 from contextlib import aclosing
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from bot import __version__
-from bot.app import Companion, open_companion
-from bot.commands import is_command
-from bot.dialogue import Delta, Failed, Finished, Refused
 from bot.errors import UserFacingError
-from bot.inbound import Incoming
 from bot.settings import Settings, default_config_path, load_settings
+
+if TYPE_CHECKING:
+    from bot.app import Companion
+
+# The stores, models and UI are imported inside the commands that use them: `companion version`
+# and `--help` answer at once instead of loading chromadb, onnxruntime and openai first.
 
 T = TypeVar("T")
 
@@ -49,6 +51,8 @@ def _settings(ctx: click.Context) -> Settings:
 
 
 def _run(settings: Settings, work: Callable[[Companion], Awaitable[T]]) -> T:
+    from bot.app import open_companion
+
     async def runner() -> T:
         async with open_companion(settings) as companion:
             return await work(companion)
@@ -66,7 +70,8 @@ def chat(ctx: click.Context, user: str | None) -> None:
     """Chat in the terminal UI."""
     settings = _settings(ctx)
     _log_to_file(settings)
-    from bot.tui.app import CompanionApp  # textual is only imported for the TUI
+    from bot.app import open_companion
+    from bot.tui.app import CompanionApp
 
     try:
         CompanionApp(lambda: open_companion(settings), user or settings.user).run()
@@ -98,6 +103,10 @@ def say(ctx: click.Context, message: str, user: str | None) -> None:
 
 
 async def _say_one(companion: Companion, user_id: str, text: str) -> bool:
+    from bot.commands import is_command
+    from bot.dialogue import Delta, Failed, Finished, Refused
+    from bot.inbound import Incoming
+
     if is_command(text):
         click.echo(await companion.commands.run(user_id, text))
         return True
