@@ -1,0 +1,1 @@
+"""Background memory jobs: topic summaries every 50 rounds and merges at 5 descriptions."""

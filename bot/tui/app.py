@@ -82,7 +82,7 @@ class CompanionApp(App[None]):
 
     async def _run_command(self, text: str) -> None:
         assert self.companion is not None
-        await self._add(UserMessage(text, markup=False))
+        await self._add(UserMessage(f"You: {text}", markup=False))
         answer = await self.companion.commands.run(self._user_id, text)
         await self._add(Note(answer, markup=False))
         persona = await self.companion.dialogue.persona_for(self._user_id)
