@@ -115,7 +115,7 @@ class Dialogue:
             recall = await self.recall(incoming.user_id, text, before_round=round_.id)
             self._last_recall[incoming.user_id] = recall
             yield Recalled(recall, persona)
-            messages = build_messages(persona, recall, text, user_name=self._chat.user_name)
+            messages = self._messages(persona, recall, text)
             # aclosing: when the frontend stops listening, the inner generators close now, in order.
             async with aclosing(self._stream_reply(round_.id, messages)) as events:
                 async for event in events:
@@ -172,7 +172,16 @@ class Dialogue:
         """The recall and the messages a reply to `text` would use; stores nothing."""
         persona = await self.persona_for(user_id)
         recall = await self.recall(user_id, text)
-        return recall, build_messages(persona, recall, text, user_name=self._chat.user_name)
+        return recall, self._messages(persona, recall, text)
+
+    def _messages(self, persona: Persona, recall: Recall, text: str) -> list[ChatMessage]:
+        return build_messages(
+            persona,
+            recall,
+            text,
+            user_name=self._chat.user_name,
+            recency_max_chars=self._chat.recency_max_chars,
+        )
 
     def last_recall(self, user_id: str) -> Recall | None:
         """The memories behind the user's last reply in this process, for `/why` and side panels."""

@@ -14,13 +14,22 @@ RULE = "====="
 
 
 def build_messages(
-    persona: Persona, recall: Recall, message: str, *, user_name: str = "host"
+    persona: Persona,
+    recall: Recall,
+    message: str,
+    *,
+    user_name: str = "host",
+    recency_max_chars: int = 16_000,
 ) -> list[ChatMessage]:
-    """A system message (role prompt + Recency, Relevance, Latest_topics) and the user's message."""
+    """A system message (role prompt + Recency, Relevance, Latest_topics) and the user's message.
+
+    Recency keeps the newest rounds that fit in `recency_max_chars`.
+    """
+    recency = _recency(recall.recent, persona.display_name, user_name, recency_max_chars)
     sections = [
         persona.role_prompt.strip(),
         f"Firstly, this is the recent chat between you and the {user_name}:",
-        _block(_recency(recall.recent, persona.display_name, user_name)),
+        _block(recency),
         f"Then, these are the topics most relevant to what the {user_name} just said:",
         _block(_relevance(recall.relevant)),
         f"Finally, here are a few topics recently discussed with the {user_name}:",
@@ -42,13 +51,22 @@ def _block(body: str) -> str:
     return f"{RULE}\n{body}\n{RULE}"
 
 
-def _recency(rounds: tuple[Round, ...], companion_name: str, user_name: str) -> str:
-    lines = []
-    for round_ in rounds:
-        lines.append(f"{user_name.capitalize()}: {round_.user_text}")
+def _recency(
+    rounds: tuple[Round, ...], companion_name: str, user_name: str, max_chars: int
+) -> str:
+    kept: list[str] = []
+    used = 0
+    for round_ in reversed(rounds):  # newest first, until the budget is spent
+        lines = f"{user_name.capitalize()}: {round_.user_text}"
         if round_.reply_text:
-            lines.append(f"{companion_name}: {round_.reply_text}")
-    return "\n".join(lines) or NOTHING_YET
+            lines += f"\n{companion_name}: {round_.reply_text}"
+        if used + len(lines) > max_chars:
+            if not kept:  # the newest round alone is too long: keep its end
+                kept.append("…" + lines[-max_chars:])
+            break
+        kept.append(lines)
+        used += len(lines) + 1
+    return "\n".join(reversed(kept)) or NOTHING_YET
 
 
 def _relevance(scored: tuple[ScoredTopic, ...]) -> str:

@@ -60,3 +60,24 @@ def test_user_name_is_configurable() -> None:
     assert "recent chat between you and the friend" in system["content"]
     assert "You need to reply to the friend" in system["content"]
     assert "what the host just said" not in system["content"]
+
+
+def test_recency_keeps_the_newest_rounds_that_fit_the_budget() -> None:
+    recall = Recall(
+        recent=tuple(_round(i, f"message {i} " + "x" * 80, f"reply {i}") for i in range(10)),
+        relevant=(),
+        latest=(),
+    )
+    [system, _] = build_messages(PERSONA, recall, "hi", recency_max_chars=350)
+    text = system["content"]
+    assert "message 9" in text and "message 8" in text and "message 7" in text
+    assert "message 6" not in text
+
+
+def test_one_huge_round_is_cut_to_the_budget_keeping_its_end() -> None:
+    recall = Recall(recent=(_round(1, "start " + "y" * 5000 + " the end", "ok"),), relevant=(),
+                    latest=())
+    [system, _] = build_messages(PERSONA, recall, "hi", recency_max_chars=300)
+    recency = system["content"].split("=====")[1]
+    assert len(recency) < 320
+    assert "Mia: ok" in recency and "start" not in recency
