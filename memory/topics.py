@@ -46,14 +46,23 @@ class IndexedTopicStore:
         ]
         vectors = await self._embedder.embed([t.description for t in added])
         await self._rows.insert(added)
+        await self.index(added, vectors)
+        return added
+
+    async def index(self, added: list[Topic], vectors: list[Vector] | None = None) -> None:
+        """Put active topics of one user into the vector index and record that they are there."""
+        if not added:
+            return
+        if vectors is None:
+            vectors = await self._embedder.embed([t.description for t in added])
         await self._index.upsert(
-            user_id,
+            added[0].user_id,
             [t.id for t in added],
             vectors,
             [t.description for t in added],
             [_metadata(t) for t in added],
         )
-        return added
+        await self._rows.mark_indexed([t.id for t in added])
 
     async def search(
         self, user_id: str, vector: Vector, *, limit: int, floor: float

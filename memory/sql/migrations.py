@@ -17,12 +17,14 @@ Step = Callable[[Connection], None]
 
 
 def _create_core_tables(conn: Connection) -> None:
-    for table in (tables.rounds, tables.profiles, tables.topics):
+    core = (tables.rounds, tables.profiles, tables.topics, tables.memory_progress,
+            tables.memory_jobs)
+    for table in core:
         table.create(conn, checkfirst=True)
 
 
 MIGRATIONS: tuple[tuple[int, str, Step], ...] = (
-    (1, "rounds, profiles and topics", _create_core_tables),
+    (1, "rounds, profiles, topics and memory jobs", _create_core_tables),
 )
 
 _LOCK_NAME = "companion_migrations"

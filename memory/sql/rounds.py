@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from sqlalchemy import delete, func, insert, select, update
-from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from memory.sql.engine import as_utc, utcnow
-from memory.sql.tables import rounds
+from memory.sql.tables import memory_progress, rounds
 from memory.types import Round, RoundStatus
 
 
@@ -35,20 +36,26 @@ class SQLRoundStore:
         round_id = result.inserted_primary_key[0]
         return _to_round({"id": round_id, **values})
 
-    async def finish_round(self, round_id: int, reply: str) -> None:
-        await self._close(round_id, reply, RoundStatus.ANSWERED)
+    async def finish_round(self, round_id: int, reply: str) -> int:
+        return await self._close(round_id, reply, RoundStatus.ANSWERED)
 
-    async def fail_round(self, round_id: int, partial_reply: str | None) -> None:
-        await self._close(round_id, partial_reply or None, RoundStatus.FAILED)
+    async def fail_round(self, round_id: int, partial_reply: str | None) -> int:
+        return await self._close(round_id, partial_reply or None, RoundStatus.FAILED)
 
-    async def _close(self, round_id: int, reply: str | None, status: RoundStatus) -> None:
+    async def _close(self, round_id: int, reply: str | None, status: RoundStatus) -> int:
+        """Store the outcome and count the round for summarizing, in one transaction."""
+        still_pending = (rounds.c.id == round_id) & (rounds.c.status == RoundStatus.PENDING.value)
         statement = (
             update(rounds)
-            .where(rounds.c.id == round_id)
+            .where(still_pending)
             .values(reply_text=reply, status=status.value, replied_at=utcnow())
         )
         async with self._engine.begin() as conn:
-            await conn.execute(statement)
+            owner = select(rounds.c.user_id).where(still_pending)
+            user_id = (await conn.execute(owner)).scalar_one_or_none()
+            if user_id is None or (await conn.execute(statement)).rowcount == 0:
+                return 0  # closed before (a frontend that gave up): counted once already
+            return await add_pending_rounds(conn, user_id, 1)
 
     async def recent_rounds(
         self, user_id: str, limit: int, *, before_id: int | None = None
@@ -72,6 +79,27 @@ class SQLRoundStore:
         async with self._engine.begin() as conn:
             result = await conn.execute(delete(rounds).where(rounds.c.user_id == user_id))
         return int(result.rowcount)
+
+
+async def add_pending_rounds(conn: AsyncConnection, user_id: str, count: int) -> int:
+    """Count `count` more rounds waiting to be summarized; returns how many wait now."""
+    bump = (
+        update(memory_progress)
+        .where(memory_progress.c.user_id == user_id)
+        .values(pending_rounds=memory_progress.c.pending_rounds + count)
+    )
+    if (await conn.execute(bump)).rowcount == 0:
+        try:
+            async with conn.begin_nested():
+                await conn.execute(
+                    insert(memory_progress).values(
+                        user_id=user_id, pending_rounds=count, scheduled_through=0
+                    )
+                )
+        except IntegrityError:  # another process created the row first
+            await conn.execute(bump)
+    query = select(memory_progress.c.pending_rounds).where(memory_progress.c.user_id == user_id)
+    return int((await conn.execute(query)).scalar_one())
 
 
 def _to_round(row: Any) -> Round:

@@ -1,9 +1,15 @@
-"""Table definitions in their current shape; `migrations.py` creates and changes them."""
+"""Table definitions in their current shape; `migrations.py` creates and changes them.
+
+Migration 1 creates these tables exactly as they stand at release 0.1. When a table changes,
+add a migration that alters it, and give migration 1 a frozen copy of the old shape so a fresh
+database replays the history.
+"""
 
 from __future__ import annotations
 
 from sqlalchemy import (
     BigInteger,
+    Boolean,
     Column,
     DateTime,
     Index,
@@ -48,6 +54,8 @@ rounds = Table(
     Column("status", String(16), nullable=False),
     Column("created_at", Timestamp, nullable=False),
     Column("replied_at", Timestamp, nullable=True),
+    # The summarize job that turned this round into topics; NULL while unsummarized.
+    Column("summary_job_id", BigInteger, nullable=True),
     Index("ix_rounds_user_id_id", "user_id", "id"),
     **_MYSQL,
 )
@@ -67,9 +75,52 @@ topics = Table(
     Column("id", String(36), primary_key=True),
     Column("user_id", UserId, nullable=False),
     Column("label", String(200), nullable=False),
+    # The normalized label that topics are merged by ("Hobbies" and "hobby" share one).
+    Column("label_key", String(200), nullable=False),
     Column("description", LongText, nullable=False),
+    # active: in the vector index and the prompt. merged: kept as history of `merged_into`.
+    Column("status", String(16), nullable=False),
+    Column("merged_into", String(36), nullable=True),
+    Column("source_job_id", BigInteger, nullable=True),
+    # False while the vector index may not match this row yet (a sweep repairs it).
+    Column("indexed", Boolean, nullable=False),
     Column("created_at", Timestamp, nullable=False),
     Column("updated_at", Timestamp, nullable=False),
-    Index("ix_topics_user_id_updated_at", "user_id", "updated_at"),
+    Index("ix_topics_user_status_updated", "user_id", "status", "updated_at"),
+    Index("ix_topics_user_label_key", "user_id", "label_key"),
+    **_MYSQL,
+)
+
+# Per user: rounds stored but not yet given to a summarize job, and the last round that was.
+memory_progress = Table(
+    "memory_progress",
+    metadata,
+    Column("user_id", UserId, primary_key=True),
+    Column("pending_rounds", Integer, nullable=False),
+    Column("scheduled_through", BigInteger, nullable=False),
+    **_MYSQL,
+)
+
+# Durable summarize and merge work. `job_key` makes each window and each merge happen once.
+memory_jobs = Table(
+    "memory_jobs",
+    metadata,
+    Column("id", RowId, primary_key=True, autoincrement=True),
+    Column("job_key", String(191), nullable=False, unique=True),
+    Column("kind", String(16), nullable=False),
+    Column("user_id", UserId, nullable=False),
+    Column("first_round_id", BigInteger, nullable=True),
+    Column("last_round_id", BigInteger, nullable=True),
+    Column("label_key", String(200), nullable=True),
+    Column("topic_ids", Text, nullable=True),
+    Column("status", String(16), nullable=False),
+    Column("attempts", Integer, nullable=False),
+    Column("next_attempt_at", Timestamp, nullable=False),
+    Column("claimed_by", String(64), nullable=True),
+    Column("claimed_at", Timestamp, nullable=True),
+    Column("last_error", Text, nullable=True),
+    Column("created_at", Timestamp, nullable=False),
+    Column("finished_at", Timestamp, nullable=True),
+    Index("ix_memory_jobs_status_due", "status", "next_attempt_at"),
     **_MYSQL,
 )

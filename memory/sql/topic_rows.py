@@ -5,12 +5,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import delete, func, insert, select
+from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from memory.labels import label_key
 from memory.sql.engine import as_utc
 from memory.sql.tables import topics
 from memory.types import Topic
+
+ACTIVE = "active"
+MERGED = "merged"
 
 
 class SQLTopicRows:
@@ -20,35 +24,33 @@ class SQLTopicRows:
         self._engine = engine
 
     async def insert(self, new_topics: Sequence[Topic]) -> None:
-        rows = [
-            {
-                "id": topic.id,
-                "user_id": topic.user_id,
-                "label": topic.label,
-                "description": topic.description,
-                "created_at": topic.created_at.replace(tzinfo=None),
-                "updated_at": topic.updated_at.replace(tzinfo=None),
-            }
-            for topic in new_topics
-        ]
+        """Insert active topics, marked as not yet indexed."""
         async with self._engine.begin() as conn:
-            await conn.execute(insert(topics), rows)
+            await conn.execute(insert(topics), [topic_row(topic) for topic in new_topics])
+
+    async def mark_indexed(self, topic_ids: Sequence[str]) -> None:
+        if topic_ids:
+            async with self._engine.begin() as conn:
+                await conn.execute(
+                    update(topics).where(topics.c.id.in_(list(topic_ids))).values(indexed=True)
+                )
 
     async def latest(self, user_id: str, limit: int) -> list[Topic]:
         query = (
             select(topics)
-            .where(topics.c.user_id == user_id)
+            .where(_active_of(user_id))
             .order_by(topics.c.updated_at.desc(), topics.c.id.desc())
             .limit(limit)
         )
         return await self._fetch(query)
 
     async def all_of(self, user_id: str) -> list[Topic]:
-        query = select(topics).where(topics.c.user_id == user_id).order_by(topics.c.created_at)
+        """The user's active topics, oldest first."""
+        query = select(topics).where(_active_of(user_id)).order_by(topics.c.created_at)
         return await self._fetch(query)
 
     async def count(self, user_id: str) -> int:
-        query = select(func.count()).select_from(topics).where(topics.c.user_id == user_id)
+        query = select(func.count()).select_from(topics).where(_active_of(user_id))
         async with self._engine.connect() as conn:
             return int((await conn.execute(query)).scalar_one())
 
@@ -66,10 +68,31 @@ class SQLTopicRows:
     async def _fetch(self, query: Any) -> list[Topic]:
         async with self._engine.connect() as conn:
             rows = (await conn.execute(query)).mappings().all()
-        return [_to_topic(row) for row in rows]
+        return [to_topic(row) for row in rows]
 
 
-def _to_topic(row: Any) -> Topic:
+def _active_of(user_id: str) -> Any:
+    return (topics.c.user_id == user_id) & (topics.c.status == ACTIVE)
+
+
+def topic_row(topic: Topic, *, source_job_id: int | None = None) -> dict[str, Any]:
+    """The SQL row of a new active topic, not yet indexed."""
+    return {
+        "id": topic.id,
+        "user_id": topic.user_id,
+        "label": topic.label,
+        "label_key": label_key(topic.label),
+        "description": topic.description,
+        "status": ACTIVE,
+        "merged_into": None,
+        "source_job_id": source_job_id,
+        "indexed": False,
+        "created_at": topic.created_at.replace(tzinfo=None),
+        "updated_at": topic.updated_at.replace(tzinfo=None),
+    }
+
+
+def to_topic(row: Any) -> Topic:
     return Topic(
         id=row["id"],
         user_id=row["user_id"],
