@@ -9,7 +9,10 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from chromadb.api import ClientAPI
 from openai import AsyncOpenAI
+from sqlalchemy.exc import ArgumentError, DBAPIError
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.commands import Commands
 from bot.dialogue import Dialogue
@@ -72,18 +75,15 @@ async def open_companion(
     """Open the stores and the model; everything is closed when the block ends.
 
     `model` replaces the configured chat model (benchmarks time memory work without generation).
+    Raises `ConfigError`, naming the setting, when a store or model cannot be opened.
     """
     async with AsyncExitStack() as stack:
         data_dir = settings.resolved_data_dir
         data_dir.mkdir(parents=True, exist_ok=True)
         personas = _personas(settings.personas_dir)
-
-        engine = open_engine(settings.sql_url)
-        stack.push_async_callback(engine.dispose)
-        await migrate(engine)
-
-        embedder = await asyncio.to_thread(build_embedder, settings.embeddings)
-        client = await asyncio.to_thread(open_client, settings.vector.url, data_dir)
+        engine = await _open_sql(settings, stack)
+        embedder = await _open_embedder(settings, stack)
+        client = await _open_vector_client(settings, data_dir)
         stack.push_async_callback(asyncio.to_thread, client.close)
         # Collections are named per embedding model: vectors of different models never mix.
         index = ChromaIndex(client, f"{settings.vector.collection}-{embedder.name}")
@@ -103,6 +103,42 @@ async def open_companion(
         )
         commands = Commands(dialogue, rounds, topics)
         yield Companion(settings, dialogue, rounds, topics, embedder, model, commands)
+
+
+async def _open_sql(settings: Settings, stack: AsyncExitStack) -> AsyncEngine:
+    try:
+        engine = open_engine(settings.sql_url)
+    except (ArgumentError, ImportError) as error:
+        raise ConfigError(f"Invalid setting 'sql.url' ({settings.sql.url!r}): {error}") from error
+    stack.push_async_callback(engine.dispose)
+    try:
+        await migrate(engine)
+    except DBAPIError as error:
+        raise ConfigError(
+            f"Cannot open the database of setting 'sql.url' ({engine.url!r}): {error.orig}"
+        ) from error
+    return engine
+
+
+async def _open_embedder(settings: Settings, stack: AsyncExitStack) -> Embedder:
+    try:
+        embedder = await asyncio.to_thread(build_embedder, settings.embeddings)
+    except FileNotFoundError as error:
+        raise ConfigError(f"The embedding model is missing: {error}") from error
+    stack.push_async_callback(embedder.aclose)
+    return embedder
+
+
+async def _open_vector_client(settings: Settings, data_dir: Path) -> ClientAPI:
+    try:
+        return await asyncio.to_thread(open_client, settings.vector.url, data_dir)
+    except (ValueError, ConnectionError) as error:  # chromadb's "could not connect"
+        if settings.vector.url:
+            raise ConfigError(
+                f"Cannot reach the chroma server of setting 'vector.url' "
+                f"({settings.vector.url}): {error}"
+            ) from error
+        raise ConfigError(f"Cannot open the vector store in {data_dir}: {error}") from error
 
 
 def build_embedder(settings: EmbeddingSettings) -> Embedder:
@@ -127,9 +163,15 @@ def build_chat_model(settings: LLMSettings) -> ChatModel:
         return OpenAIChat(
             client, settings.model, temperature=settings.temperature, max_tokens=settings.max_tokens
         )
-    model_file = Path(settings.local_model_path) if settings.local_model_path else None
+    if settings.local_model_path:
+        model_file = Path(settings.local_model_path)
+    else:
+        try:
+            model_file = smollm2_model_file()
+        except FileNotFoundError as error:
+            raise ConfigError(f"The offline model is missing: {error}") from error
     return LocalLlama(
-        model_file or smollm2_model_file(),
+        model_file,
         context_tokens=settings.local_context_tokens,
         threads=settings.local_threads,
         temperature=settings.temperature,

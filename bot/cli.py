@@ -6,7 +6,7 @@ import asyncio
 import json
 import logging
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import aclosing
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -61,6 +61,13 @@ def _run(settings: Settings, work: Callable[[Companion], Awaitable[T]]) -> T:
         return asyncio.run(runner())
     except UserFacingError as error:
         raise click.ClickException(str(error)) from error
+    except KeyboardInterrupt:
+        raise click.exceptions.Exit(130) from None
+    except Exception as error:  # the boundary: a clear line for the user, the trace in the log
+        logging.getLogger(__name__).exception("companion failed")
+        raise click.ClickException(
+            f"Something went wrong: {type(error).__name__}: {error}"
+        ) from error
 
 
 @main.command()
@@ -73,10 +80,10 @@ def chat(ctx: click.Context, user: str | None) -> None:
     from bot.app import open_companion
     from bot.tui.app import CompanionApp
 
-    try:
-        CompanionApp(lambda: open_companion(settings), user or settings.user).run()
-    except UserFacingError as error:
-        raise click.ClickException(str(error)) from error
+    app = CompanionApp(lambda: open_companion(settings), user or settings.user)
+    app.run()
+    if app.return_code:  # the app has shown why (a bad setting, say)
+        sys.exit(app.return_code)
 
 
 @main.command()
@@ -88,18 +95,25 @@ def say(ctx: click.Context, message: str, user: str | None) -> None:
     settings = _settings(ctx)
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
     who = user or settings.user
-    # In '-' mode a blank line separates nothing and is skipped, not refused.
-    lines = (line.rstrip("\n") for line in sys.stdin)
-    messages = (line for line in lines if line.strip()) if message == "-" else iter([message])
 
     async def work(companion: Companion) -> bool:
         ok = True
-        for text in messages:
+        async for text in _messages(message):
             ok = await _say_one(companion, who, text) and ok
         return ok
 
     if not _run(settings, work):
         sys.exit(1)
+
+
+async def _messages(message: str) -> AsyncIterator[str]:
+    """The one message, or with '-' each non-blank line of stdin (read off the event loop)."""
+    if message != "-":
+        yield message
+        return
+    while line := await asyncio.to_thread(sys.stdin.readline):
+        if line.strip():  # a blank line separates nothing: skipped, not refused
+            yield line.rstrip("\n")
 
 
 async def _say_one(companion: Companion, user_id: str, text: str) -> bool:
@@ -110,14 +124,18 @@ async def _say_one(companion: Companion, user_id: str, text: str) -> bool:
     if is_command(text):
         click.echo(await companion.commands.run(user_id, text))
         return True
+    started = False
     async with aclosing(companion.dialogue.respond(Incoming(user_id, text))) as events:
         async for event in events:
             match event:
                 case Delta(piece):
                     click.echo(piece, nl=False)
+                    started = True
                 case Finished():
                     click.echo()
                 case Failed(message) | Refused(message):
+                    if started:  # end the partial reply's line: the next reply starts afresh
+                        click.echo()
                     click.echo(message, err=True)
                     return False
     return True

@@ -46,10 +46,12 @@ class Commands:
         }.get(name)
         if handler is None:
             return f"Unknown command /{name}. Type /help for the list."
-        try:
-            return await handler(user_id, args)
-        except UserFacingError as error:
-            return str(error)
+        # In line with the user's messages: /forget never races a reply being written.
+        async with self._dialogue.conversation_lock(user_id):
+            try:
+                return await handler(user_id, args)
+            except UserFacingError as error:
+                return str(error)
 
     async def _help(self, user_id: str, args: list[str]) -> str:
         return HELP
@@ -78,6 +80,7 @@ class Commands:
         if args[0].lower() == "all":
             topics = await self._topics.forget(user_id)
             rounds = await self._rounds.forget_rounds(user_id)
+            self._dialogue.forget_last_recall(user_id)
             return f"Forgotten: {rounds} rounds and {topics} topics. We start afresh."
         topic = await self._find_topic(user_id, args[0])
         await self._topics.forget(user_id, topic.id)

@@ -15,10 +15,15 @@ from dataclasses import dataclass
 from bot.errors import InputRejected, ModelUnavailable, UserFacingError
 from bot.inbound import Incoming, clean_message
 from bot.llm.base import ChatMessage, ChatModel
-from bot.prompt import build_messages
+from bot.prompt import build_messages, fit_recent
 from bot.settings import ChatSettings
-from memory.embeddings.openai_api import EmbeddingUnavailable
-from memory.protocols import Embedder, ProfileStore, RoundStore, TopicStore
+from memory.protocols import (
+    Embedder,
+    EmbeddingUnavailable,
+    ProfileStore,
+    RoundStore,
+    TopicStore,
+)
 from memory.types import Recall, ScoredTopic
 from personas.loader import Persona
 
@@ -98,8 +103,7 @@ class Dialogue:
 
     async def respond(self, incoming: Incoming) -> AsyncGenerator[ReplyEvent, None]:
         """Store the message, recall memories, stream the reply, store it."""
-        lock = self._locks.setdefault(incoming.conversation, asyncio.Lock())
-        async with lock:
+        async with self.conversation_lock(incoming.conversation):
             try:
                 text = clean_message(incoming.text, self._chat.max_message_chars)
             except InputRejected as rejection:
@@ -112,7 +116,11 @@ class Dialogue:
                 persona=persona.name,
                 text=text,
             )
-            recall = await self.recall(incoming.user_id, text, before_round=round_.id)
+            try:
+                recall = await self.recall(incoming.user_id, text, before_round=round_.id)
+            except BaseException:  # the message stays stored; the round must not stay pending
+                await asyncio.shield(self._rounds.fail_round(round_.id, None))
+                raise
             self._last_recall[incoming.user_id] = recall
             yield Recalled(recall, persona)
             messages = self._messages(persona, recall, text)
@@ -120,6 +128,13 @@ class Dialogue:
             async with aclosing(self._stream_reply(round_.id, messages)) as events:
                 async for event in events:
                     yield event
+
+    def conversation_lock(self, conversation: str) -> asyncio.Lock:
+        """The lock that keeps one conversation's messages and commands in order."""
+        return self._locks.setdefault(conversation, asyncio.Lock())
+
+    def forget_last_recall(self, user_id: str) -> None:
+        self._last_recall.pop(user_id, None)
 
     async def _stream_reply(
         self, round_id: int, messages: list[ChatMessage]
@@ -154,7 +169,8 @@ class Dialogue:
             self._relevant(user_id, text),
             self._topics.latest(user_id, self._chat.latest_topics),
         )
-        return Recall(recent=tuple(recent), relevant=tuple(relevant), latest=tuple(latest))
+        recent = fit_recent(recent, self._chat.recency_max_chars)
+        return Recall(recent=recent, relevant=tuple(relevant), latest=tuple(latest))
 
     async def _relevant(self, user_id: str, text: str) -> list[ScoredTopic]:
         if self._chat.relevance_topics == 0:

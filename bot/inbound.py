@@ -17,7 +17,6 @@ class Incoming:
     user_id: str
     text: str
     conversation_id: str = ""
-    platform: str = "local"
 
     @property
     def conversation(self) -> str:

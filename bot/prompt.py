@@ -5,6 +5,8 @@ Pure: the same persona, recall and message always give the same messages.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from bot.llm.base import ChatMessage
 from memory.types import Recall, Round, ScoredTopic, Topic
 from personas.loader import Persona
@@ -23,7 +25,8 @@ def build_messages(
 ) -> list[ChatMessage]:
     """A system message (role prompt + Recency, Relevance, Latest_topics) and the user's message.
 
-    Recency keeps the newest rounds that fit in `recency_max_chars`.
+    Recency shows the rounds of the recall (see `fit_recent`); a single round longer than
+    `recency_max_chars` is cut to its end.
     """
     recency = _recency(recall.recent, persona.display_name, user_name, recency_max_chars)
     sections = [
@@ -51,22 +54,34 @@ def _block(body: str) -> str:
     return f"{RULE}\n{body}\n{RULE}"
 
 
+def fit_recent(rounds: Sequence[Round], max_chars: int) -> tuple[Round, ...]:
+    """The newest rounds whose texts fit in `max_chars` (always the newest one), oldest first.
+
+    A few pasted walls of text must not push the prompt past a small model's context window.
+    """
+    kept: list[Round] = []
+    used = 0
+    for round_ in reversed(rounds):
+        size = len(round_.user_text) + len(round_.reply_text or "")
+        if kept and used + size > max_chars:
+            break
+        kept.append(round_)
+        used += size
+    return tuple(reversed(kept))
+
+
 def _recency(
     rounds: tuple[Round, ...], companion_name: str, user_name: str, max_chars: int
 ) -> str:
-    kept: list[str] = []
-    used = 0
-    for round_ in reversed(rounds):  # newest first, until the budget is spent
-        lines = f"{user_name.capitalize()}: {round_.user_text}"
+    lines = []
+    for round_ in rounds:
+        lines.append(f"{user_name.capitalize()}: {round_.user_text}")
         if round_.reply_text:
-            lines += f"\n{companion_name}: {round_.reply_text}"
-        if used + len(lines) > max_chars:
-            if not kept:  # the newest round alone is too long: keep its end
-                kept.append("…" + lines[-max_chars:])
-            break
-        kept.append(lines)
-        used += len(lines) + 1
-    return "\n".join(reversed(kept)) or NOTHING_YET
+            lines.append(f"{companion_name}: {round_.reply_text}")
+    text = "\n".join(lines)
+    if len(text) > max_chars:  # one huge round: keep its end, where the latest words are
+        text = "…" + text[-max_chars:]
+    return text or NOTHING_YET
 
 
 def _relevance(scored: tuple[ScoredTopic, ...]) -> str:

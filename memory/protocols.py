@@ -11,6 +11,10 @@ from memory.types import Round, ScoredTopic, Topic
 Vector = list[float]
 
 
+class EmbeddingUnavailable(RuntimeError):
+    """An embedder could not produce vectors (an endpoint down or failing)."""
+
+
 class Embedder(Protocol):
     """Turns texts into vectors.
 
@@ -22,6 +26,8 @@ class Embedder(Protocol):
     name: str
 
     async def embed(self, texts: Sequence[str]) -> list[Vector]: ...
+
+    async def aclose(self) -> None: ...
 
 
 class RoundStore(Protocol):

@@ -82,10 +82,10 @@ class IndexedTopicStore:
         return await self._rows.count(user_id)
 
     async def forget(self, user_id: str, topic_id: str | None = None) -> int:
-        ids = await self._rows.delete(user_id, None if topic_id is None else [topic_id])
-        # All of the user's vectors go with "all", even any left by an interrupted write.
-        await self._index.delete(user_id, None if topic_id is None else ids)
-        return len(ids)
+        deleted = await self._rows.delete(user_id, topic_id)
+        # "All" drops the user's whole collection, even vectors left by an interrupted write.
+        await self._index.delete(user_id, None if topic_id is None else [topic_id])
+        return deleted
 
 
 def _metadata(topic: Topic) -> dict[str, str | float]:

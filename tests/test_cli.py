@@ -94,3 +94,20 @@ def test_say_answers_with_the_packaged_offline_model(tmp_path: Path) -> None:
     assert len(said.stdout.strip()) > 0
     report = json.loads(_run(["memory", "--user", "ana", "--json"], env).stdout)
     assert report["recent_rounds"][0]["reply"] == said.stdout.strip()
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "named"),
+    [
+        ("COMPANION_SQL__URL", "mysql+aiomysql://root@127.0.0.1:1/nothing", "sql.url"),
+        ("COMPANION_SQL__URL", "not a url", "sql.url"),
+        ("COMPANION_VECTOR__URL", "http://127.0.0.1:1", "vector.url"),
+    ],
+)
+def test_unreachable_stores_are_reported_without_a_trace(
+    env: dict[str, str], name: str, value: str, named: str
+) -> None:
+    said = _run(["say", "hi"], env | {name: value})
+    assert said.returncode == 1
+    assert f"setting '{named}'" in said.stderr
+    assert "Traceback" not in said.stderr

@@ -5,6 +5,10 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
+from sqlalchemy import text
+from sqlalchemy.exc import OperationalError
+
 from bot.app import Companion, open_companion
 from bot.dialogue import Delta, Failed, Finished, Recalled, Refused, ReplyEvent
 from bot.inbound import Incoming
@@ -168,4 +172,32 @@ async def test_prepare_assembles_the_prompt_without_storing(
     assert [s.topic.label for s in recall.relevant] == ["pets"]
     assert "cat named Miso" in messages[0]["content"]
     assert await companion.rounds.count_rounds("ana") == 0
+    assert llm.chat_requests == []
+
+
+async def test_recall_shows_only_the_rounds_that_fit_the_prompt(
+    tmp_path: Path, llm: ScriptedLLM
+) -> None:
+    settings = make_settings(tmp_path, llm, chat={"recency_max_chars": 500})
+    async with open_companion(settings) as companion:
+        for i in range(5):
+            llm.enqueue("ok")
+            await _talk(companion, "ana", f"wall {i} " + "w" * 200)
+        events = await _talk(companion, "ana", "still there?")
+    recall = events[0].recall  # type: ignore[union-attr]
+    assert [r.user_text[:6] for r in recall.recent] == ["wall 3", "wall 4"]
+    assert "wall 2" not in llm.last_system_prompt
+    assert "wall 3" in llm.last_system_prompt
+
+
+async def test_a_memory_failure_after_storing_leaves_the_round_failed_not_pending(
+    companion: Companion, llm: ScriptedLLM
+) -> None:
+    engine = companion.rounds._engine  # break the topic table under the running companion
+    async with engine.begin() as conn:
+        await conn.execute(text("DROP TABLE topics"))
+    with pytest.raises(OperationalError):
+        await _talk(companion, "ana", "do you remember me?")
+    [kept] = await companion.rounds.recent_rounds("ana", 5)
+    assert (kept.user_text, kept.status) == ("do you remember me?", RoundStatus.FAILED)
     assert llm.chat_requests == []

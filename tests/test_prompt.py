@@ -2,7 +2,7 @@
 
 from datetime import UTC, datetime
 
-from bot.prompt import NOTHING_YET, build_messages
+from bot.prompt import NOTHING_YET, build_messages, fit_recent
 from memory.types import Recall, Round, RoundStatus, ScoredTopic, Topic
 from personas.loader import load_personas
 
@@ -63,15 +63,11 @@ def test_user_name_is_configurable() -> None:
 
 
 def test_recency_keeps_the_newest_rounds_that_fit_the_budget() -> None:
-    recall = Recall(
-        recent=tuple(_round(i, f"message {i} " + "x" * 80, f"reply {i}") for i in range(10)),
-        relevant=(),
-        latest=(),
-    )
-    [system, _] = build_messages(PERSONA, recall, "hi", recency_max_chars=350)
-    text = system["content"]
-    assert "message 9" in text and "message 8" in text and "message 7" in text
-    assert "message 6" not in text
+    rounds = [_round(i, f"message {i} " + "x" * 80, f"reply {i}") for i in range(10)]
+    kept = fit_recent(rounds, 300)
+    assert [r.id for r in kept] == [7, 8, 9]
+    assert fit_recent(rounds, 10) == (rounds[-1],)  # the newest round always stays
+    assert fit_recent([], 10) == ()
 
 
 def test_one_huge_round_is_cut_to_the_budget_keeping_its_end() -> None:

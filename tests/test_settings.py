@@ -45,12 +45,16 @@ def test_config_toml_documents_every_setting_with_its_default() -> None:
     assert load_settings(CONFIG) == Settings()
 
 
-def test_environment_overrides_the_file(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_environment_overrides_the_file(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text("[chat]\nrecency_rounds = 9\nlatest_topics = 2\n")
     monkeypatch.setenv("COMPANION_CHAT__RECENCY_ROUNDS", "7")
     monkeypatch.setenv("COMPANION_DATA_DIR", "/tmp/elsewhere")
-    settings = load_settings(CONFIG)
+    settings = load_settings(config)
     assert settings.chat.recency_rounds == 7
-    assert settings.chat.latest_topics == 5  # the rest of the section still comes from the file
+    assert settings.chat.latest_topics == 2  # the rest of the section still comes from the file
     assert settings.resolved_data_dir == Path("/tmp/elsewhere")
     assert settings.sql_url == "sqlite+aiosqlite:////tmp/elsewhere/companion.db"
 

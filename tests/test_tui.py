@@ -69,7 +69,8 @@ async def test_typed_message_gets_a_streamed_reply_and_the_memory_panel(
 
 
 async def _bubble(pilot: Pilot[None]) -> CompanionMessage:
-    await wait_until(lambda: bool(pilot.app.query(CompanionMessage)))
+    """The reply's bubble (the first one is the greeting)."""
+    await wait_until(lambda: len(pilot.app.query(CompanionMessage)) == 2)
     return pilot.app.query(CompanionMessage).last()
 
 
@@ -127,3 +128,15 @@ def test_chat_screen_snapshot(snap_compare: Any, tmp_path: Path, llm: ScriptedLL
         await _send(pilot, "I spent the morning in my garden")
 
     assert snap_compare(_app(tmp_path, llm), terminal_size=(100, 24), run_before=chat)
+
+
+async def test_brackets_in_memories_are_shown_as_typed(tmp_path: Path, llm: ScriptedLLM) -> None:
+    async with open_companion(make_settings(tmp_path, llm)) as companion:
+        await companion.add_topic("ana", "[/b] odd [label]", "The host plays table tennis [daily].")
+    app = _app(tmp_path, llm)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await _ready(pilot)
+        await _send(pilot, "Which sport do I play? [/i]")
+        panel = _text(app.query_one(MemoryPanel))
+        assert "[/b] odd [label]" in panel
+        assert app.query(CompanionMessage).last().reply == "Happy to chat with you!"

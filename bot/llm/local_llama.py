@@ -56,12 +56,17 @@ class LocalLlama:
             ) from error
         if not self._model_file.is_file():
             raise ModelUnavailable(f"The offline model file is missing: {self._model_file}")
-        return Llama(
-            model_path=str(self._model_file),
-            n_ctx=self._context_tokens,
-            n_threads=self._threads,
-            verbose=False,
-        )
+        try:
+            return Llama(
+                model_path=str(self._model_file),
+                n_ctx=self._context_tokens,
+                n_threads=self._threads,
+                verbose=False,
+            )
+        except (ValueError, RuntimeError) as error:  # not a GGUF file, or one llama.cpp rejects
+            raise ModelUnavailable(
+                f"The offline model {self._model_file.name} could not be loaded: {error}"
+            ) from error
 
     async def _generate(self, messages: list[ChatMessage]) -> AsyncGenerator[str, None]:
         loop = asyncio.get_running_loop()

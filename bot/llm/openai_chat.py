@@ -36,9 +36,12 @@ class OpenAIChat:
                 max_tokens=self._max_tokens,
                 stream=True,
             )
-            async for chunk in response:
-                if chunk.choices and (piece := chunk.choices[0].delta.content):
-                    yield piece
+            try:
+                async for chunk in response:
+                    if chunk.choices and (piece := chunk.choices[0].delta.content):
+                        yield piece
+            finally:  # a caller that stops early must not leave the server generating
+                await response.close()
         except openai.APITimeoutError as error:
             raise ModelUnavailable("The language model took too long to answer.") from error
         except openai.APIConnectionError as error:

@@ -5,22 +5,25 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, aclosing
+from typing import TYPE_CHECKING
 
 from textual import work
 from textual.app import App, ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Footer, Header, Input
 
-from bot.app import Companion
 from bot.commands import is_command
 from bot.dialogue import Delta, Failed, Recalled, Refused
 from bot.errors import UserFacingError
 from bot.inbound import Incoming
 from bot.tui.widgets import CompanionMessage, HistoryInput, MemoryPanel, Note, UserMessage
 
+if TYPE_CHECKING:
+    from bot.app import Companion
+
 log = logging.getLogger(__name__)
 
-CompanionFactory = Callable[[], AbstractAsyncContextManager[Companion]]
+CompanionFactory = Callable[[], "AbstractAsyncContextManager[Companion]"]
 
 
 class CompanionApp(App[None]):
@@ -41,13 +44,16 @@ class CompanionApp(App[None]):
         self._open_companion = open_companion
         self._user_id = user_id
         self._resources = AsyncExitStack()
+        self._speaker = ""
         self.companion: Companion | None = None
 
     def compose(self) -> ComposeResult:
         yield Header()
         with Horizontal():
             yield VerticalScroll(id="log")
-            yield MemoryPanel("Memory behind the last reply\n\n(no reply yet)", id="memory")
+            yield MemoryPanel(
+                "Memory behind the last reply\n\n(no reply yet)", id="memory", markup=False
+            )
         yield HistoryInput(placeholder="Say something, or /help", id="input", disabled=True)
         yield Footer()
 
@@ -58,8 +64,8 @@ class CompanionApp(App[None]):
         except UserFacingError as error:
             self.exit(return_code=1, message=str(error))
             return
+        await self._show_persona()
         persona = await self.companion.dialogue.persona_for(self._user_id)
-        self.sub_title = f"{persona.display_name} · you are {self._user_id}"
         greeting = CompanionMessage(persona.display_name)
         greeting.append(persona.greeting)
         await self._add(greeting)
@@ -83,17 +89,24 @@ class CompanionApp(App[None]):
     async def _run_command(self, text: str) -> None:
         assert self.companion is not None
         await self._add(UserMessage(f"You: {text}", markup=False))
-        answer = await self.companion.commands.run(self._user_id, text)
+        try:
+            answer = await self.companion.commands.run(self._user_id, text)
+        except Exception:  # the frontend boundary: say so, keep the app alive
+            log.exception("Command %r failed for %s", text, self._user_id)
+            answer = "That command failed on my side; nothing was changed. See the log."
         await self._add(Note(answer, markup=False))
+        await self._show_persona()
+
+    async def _show_persona(self) -> None:
+        assert self.companion is not None
         persona = await self.companion.dialogue.persona_for(self._user_id)
+        self._speaker = persona.display_name
         self.sub_title = f"{persona.display_name} · you are {self._user_id}"
 
     @work(group="replies")
     async def _reply_to(self, text: str) -> None:
-        assert self.companion is not None
-        persona = await self.companion.dialogue.persona_for(self._user_id)
         await self._add(UserMessage(f"You: {text}", markup=False))
-        bubble = CompanionMessage(persona.display_name)
+        bubble = CompanionMessage(self._speaker)
         await self._add(bubble)
         try:
             await self._stream_into(bubble, text)
@@ -104,7 +117,7 @@ class CompanionApp(App[None]):
     async def _stream_into(self, bubble: CompanionMessage, text: str) -> None:
         assert self.companion is not None
         panel = self.query_one(MemoryPanel)
-        incoming = Incoming(user_id=self._user_id, text=text, platform="tui")
+        incoming = Incoming(user_id=self._user_id, text=text)
         async with aclosing(self.companion.dialogue.respond(incoming)) as events:
             async for event in events:
                 match event:

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual.binding import Binding
 from textual.widgets import Input, Static
 
 from bot.commands import describe_recall
-from memory.types import Recall
+
+if TYPE_CHECKING:
+    from memory.types import Recall
 
 
 class UserMessage(Static):

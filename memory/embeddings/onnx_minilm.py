@@ -40,6 +40,9 @@ class OnnxMiniLM:
             return []
         return await asyncio.to_thread(self.embed_blocking, list(texts))
 
+    async def aclose(self) -> None:
+        """Nothing to release: the session lives as long as the process."""
+
     def embed_blocking(self, texts: list[str]) -> list[Vector]:
         """Embed in the calling thread; for benchmarks and worker threads only."""
         encodings = self._tokenizer.encode_batch(texts)

@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import numpy as np
 from openai import AsyncOpenAI, OpenAIError
 
-from memory.protocols import Vector
-
-
-class EmbeddingUnavailable(RuntimeError):
-    """The embeddings endpoint could not be reached or answered with an error."""
+from memory.protocols import EmbeddingUnavailable, Vector
 
 
 class OpenAIEmbedder:
@@ -20,7 +17,8 @@ class OpenAIEmbedder:
     def __init__(self, client: AsyncOpenAI, model: str) -> None:
         self._client = client
         self._model = model
-        self.name = f"openai-{model}".replace("/", "-")[:40]
+        # Collection names allow [a-zA-Z0-9._-]: "nomic-embed-text:latest" must not break them.
+        self.name = re.sub(r"[^A-Za-z0-9._-]", "-", f"openai-{model}")[:40].strip("-._")
 
     async def embed(self, texts: Sequence[str]) -> list[Vector]:
         if not texts:
@@ -32,3 +30,6 @@ class OpenAIEmbedder:
         vectors = np.array([item.embedding for item in response.data], dtype=np.float32)
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
         return (vectors / np.clip(norms, 1e-12, None)).tolist()
+
+    async def aclose(self) -> None:
+        await self._client.close()

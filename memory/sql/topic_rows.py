@@ -54,16 +54,19 @@ class SQLTopicRows:
         async with self._engine.connect() as conn:
             return int((await conn.execute(query)).scalar_one())
 
-    async def delete(self, user_id: str, topic_ids: Sequence[str] | None = None) -> list[str]:
-        """Delete the user's topics (the given ones, or all); returns the ids deleted."""
+    async def delete(self, user_id: str, topic_id: str | None = None) -> int:
+        """Delete one of the user's topics, or all of them with their history; returns how many
+        active topics went."""
         where = topics.c.user_id == user_id
-        if topic_ids is not None:
-            where = where & topics.c.id.in_(list(topic_ids))
+        if topic_id is not None:
+            where = where & (topics.c.id == topic_id)
         async with self._engine.begin() as conn:
-            ids = list((await conn.execute(select(topics.c.id).where(where))).scalars())
-            if ids:
-                await conn.execute(delete(topics).where(where & topics.c.id.in_(ids)))
-        return ids
+            active = await conn.execute(
+                select(func.count()).select_from(topics).where(where & (topics.c.status == ACTIVE))
+            )
+            count = int(active.scalar_one())
+            await conn.execute(delete(topics).where(where))
+        return count
 
     async def _fetch(self, query: Any) -> list[Topic]:
         async with self._engine.connect() as conn:

@@ -51,6 +51,7 @@ class ScriptedLLM:
         self.script.extend(Reply(i) if isinstance(i, str) else i for i in items)
 
     def reset(self) -> None:
+        self.default = ScriptedLLM.default
         self.script.clear()
         self.requests.clear()
         self.in_flight = self.max_in_flight = 0

@@ -7,8 +7,9 @@ import pytest
 from openai import AsyncOpenAI
 
 from memory.embeddings.onnx_minilm import OnnxMiniLM
-from memory.embeddings.openai_api import EmbeddingUnavailable, OpenAIEmbedder
+from memory.embeddings.openai_api import OpenAIEmbedder
 from memory.embeddings.packaged import minilm_model_file, minilm_tokenizer_file
+from memory.protocols import EmbeddingUnavailable
 from tests.fakes.openai_server import ScriptedLLM, fake_vector
 
 
@@ -54,3 +55,9 @@ async def test_openai_embedder_reports_an_unreachable_server() -> None:
     )
     with pytest.raises(EmbeddingUnavailable):
         await embedder.embed(["hello"])
+
+
+def test_endpoint_model_names_become_valid_collection_names() -> None:
+    embedder = OpenAIEmbedder(AsyncOpenAI(base_url="http://127.0.0.1:9/v1", api_key="x"),
+                              "nomic-embed-text:latest")
+    assert embedder.name == "openai-nomic-embed-text-latest"
