@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import os
+import socket
+import uuid
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
+from datetime import timedelta
 from pathlib import Path
 
 from chromadb.api import ClientAPI
@@ -21,6 +24,15 @@ from bot.llm.base import ChatMessage, ChatModel
 from bot.llm.local_llama import LocalLlama
 from bot.llm.openai_chat import OpenAIChat
 from bot.settings import EmbeddingSettings, LLMSettings, Settings
+from jobs.drafts import Summarizer
+from jobs.extractive import ExtractiveSummarizer
+from jobs.fallback import FallbackSummarizer
+from jobs.labels import LabelResolver
+from jobs.llm_summarizer import LLMSummarizer
+from jobs.queue import JobQueue
+from jobs.scheduler import SweepScheduler
+from jobs.topic_writes import TopicWrites
+from jobs.worker import Cadence, MemoryWorker
 from memory.embeddings.onnx_minilm import OnnxMiniLM
 from memory.embeddings.openai_api import OpenAIEmbedder
 from memory.embeddings.packaged import (
@@ -51,6 +63,7 @@ class Companion:
     embedder: Embedder
     model: ChatModel
     commands: Commands
+    worker: MemoryWorker
 
     async def add_topic(self, user_id: str, label: str, description: str) -> Topic:
         """Store a topic description for a user (Python API)."""
@@ -70,11 +83,12 @@ class Companion:
 
 @asynccontextmanager
 async def open_companion(
-    settings: Settings, *, model: ChatModel | None = None
+    settings: Settings, *, model: ChatModel | None = None, sweep: bool = False
 ) -> AsyncIterator[Companion]:
     """Open the stores and the model; everything is closed when the block ends.
 
     `model` replaces the configured chat model (benchmarks time memory work without generation).
+    `sweep` starts the periodic memory sweep, for long-running processes (the chat, the bots).
     Raises `ConfigError`, naming the setting, when a store or model cannot be opened.
     """
     async with AsyncExitStack() as stack:
@@ -91,6 +105,12 @@ async def open_companion(
 
         model = model or build_chat_model(settings.llm)
         stack.push_async_callback(model.aclose)
+        worker = build_worker(settings, engine, topics, model, embedder, personas)
+        stack.push_async_callback(worker.aclose)
+        if sweep:
+            scheduler = SweepScheduler(worker, settings.sql_url, settings.memory.sweep_minutes)
+            scheduler.start()
+            stack.callback(scheduler.stop)
         rounds = SQLRoundStore(engine)
         dialogue = Dialogue(
             rounds=rounds,
@@ -100,9 +120,48 @@ async def open_companion(
             model=model,
             personas=personas,
             chat=settings.chat,
+            on_round_stored=worker.round_stored,
         )
         commands = Commands(dialogue, rounds, topics)
-        yield Companion(settings, dialogue, rounds, topics, embedder, model, commands)
+        yield Companion(settings, dialogue, rounds, topics, embedder, model, commands, worker)
+
+
+def build_worker(
+    settings: Settings,
+    engine: AsyncEngine,
+    topics: IndexedTopicStore,
+    model: ChatModel,
+    embedder: Embedder,
+    personas: dict[str, Persona],
+) -> MemoryWorker:
+    memory = settings.memory
+    queue = JobQueue(
+        engine,
+        worker_id=f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}",
+        lease=timedelta(minutes=memory.lease_minutes),
+        max_attempts=memory.max_attempts,
+        retry_base=timedelta(seconds=memory.retry_seconds),
+    )
+    return MemoryWorker(
+        queue=queue,
+        writes=TopicWrites(engine, queue),
+        topics=topics,
+        summarizer=build_summarizer(settings, model, embedder),
+        labels=LabelResolver(embedder, memory.label_similarity),
+        personas=personas,
+        user_name=settings.chat.user_name,
+        cadence=Cadence(memory.summarize_every, memory.merge_at),
+    )
+
+
+def build_summarizer(settings: Settings, model: ChatModel, embedder: Embedder) -> Summarizer:
+    """`auto` trusts the model only when it is not the bundled demo model (too small for this)."""
+    extractive = ExtractiveSummarizer(embedder)
+    mode = settings.memory.summarizer
+    if mode == "extractive" or (mode == "auto" and settings.llm.provider == "local"):
+        return extractive
+    llm = LLMSummarizer(model)
+    return llm if mode == "llm" else FallbackSummarizer(llm, extractive)
 
 
 async def _open_sql(settings: Settings, stack: AsyncExitStack) -> AsyncEngine:

@@ -3,19 +3,19 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from contextlib import aclosing
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import click
 
 from bot import __version__
-from bot.errors import UserFacingError
-from bot.settings import Settings, default_config_path, load_settings
+from bot.cli_common import load_cli_settings, run_with_companion, user_option
+from bot.cli_memory import ingest, memory
+from bot.settings import Settings
 
 if TYPE_CHECKING:
     from bot.app import Companion
@@ -24,11 +24,6 @@ if TYPE_CHECKING:
 # and `--help` answer at once instead of loading chromadb, onnxruntime and openai first.
 
 T = TypeVar("T")
-
-user_option = click.option(
-    "--user", "user", default=None, help="Who is talking (default: setting 'user', 'local')."
-)
-
 
 @click.group()
 @click.option(
@@ -43,44 +38,17 @@ def main(ctx: click.Context, config: Path | None) -> None:
     ctx.obj = config
 
 
-def _settings(ctx: click.Context) -> Settings:
-    try:
-        return load_settings(ctx.obj or default_config_path())
-    except UserFacingError as error:
-        raise click.ClickException(str(error)) from error
-
-
-def _run(settings: Settings, work: Callable[[Companion], Awaitable[T]]) -> T:
-    from bot.app import open_companion
-
-    async def runner() -> T:
-        async with open_companion(settings) as companion:
-            return await work(companion)
-
-    try:
-        return asyncio.run(runner())
-    except UserFacingError as error:
-        raise click.ClickException(str(error)) from error
-    except KeyboardInterrupt:
-        raise click.exceptions.Exit(130) from None
-    except Exception as error:  # the boundary: a clear line for the user, the trace in the log
-        logging.getLogger(__name__).exception("companion failed")
-        raise click.ClickException(
-            f"Something went wrong: {type(error).__name__}: {error}"
-        ) from error
-
-
 @main.command()
 @user_option
 @click.pass_context
 def chat(ctx: click.Context, user: str | None) -> None:
     """Chat in the terminal UI."""
-    settings = _settings(ctx)
+    settings = load_cli_settings(ctx)
     _log_to_file(settings)
     from bot.app import open_companion
     from bot.tui.app import CompanionApp
 
-    app = CompanionApp(lambda: open_companion(settings), user or settings.user)
+    app = CompanionApp(lambda: open_companion(settings, sweep=True), user or settings.user)
     app.run()
     if app.return_code:  # the app has shown why (a bad setting, say)
         sys.exit(app.return_code)
@@ -92,7 +60,7 @@ def chat(ctx: click.Context, user: str | None) -> None:
 @click.pass_context
 def say(ctx: click.Context, message: str, user: str | None) -> None:
     """Send MESSAGE and print the reply. With '-', answer each line of standard input in turn."""
-    settings = _settings(ctx)
+    settings = load_cli_settings(ctx)
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
     who = user or settings.user
 
@@ -102,7 +70,7 @@ def say(ctx: click.Context, message: str, user: str | None) -> None:
             ok = await _say_one(companion, who, text) and ok
         return ok
 
-    if not _run(settings, work):
+    if not run_with_companion(settings, work):
         sys.exit(1)
 
 
@@ -142,52 +110,6 @@ async def _say_one(companion: Companion, user_id: str, text: str) -> bool:
 
 
 @main.command()
-@user_option
-@click.option("--rounds", "round_count", default=10, show_default=True, help="Rounds to show.")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
-@click.pass_context
-def memory(ctx: click.Context, user: str | None, round_count: int, as_json: bool) -> None:
-    """Show what Companion remembers about a user: counts, recent rounds, topics."""
-    settings = _settings(ctx)
-    who = user or settings.user
-
-    async def work(companion: Companion) -> dict[str, Any]:
-        rounds = await companion.rounds.recent_rounds(who, round_count)
-        topics = await companion.topics.list_topics(who)
-        return {
-            "user": who,
-            "rounds_total": await companion.rounds.count_rounds(who),
-            "topics_total": len(topics),
-            "recent_rounds": [
-                {"id": r.id, "at": r.created_at.isoformat(), "status": r.status.value,
-                 "user": r.user_text, "reply": r.reply_text}
-                for r in rounds
-            ],
-            "topics": [
-                {"id": t.id, "label": t.label, "description": t.description,
-                 "updated_at": t.updated_at.isoformat()}
-                for t in topics
-            ],
-        }
-
-    report = _run(settings, work)
-    if as_json:
-        click.echo(json.dumps(report, ensure_ascii=False, indent=2))
-        return
-    click.echo(f"User {who}: {report['rounds_total']} rounds, {report['topics_total']} topics")
-    click.echo(f"\nLast {len(report['recent_rounds'])} rounds:")
-    for r in report["recent_rounds"]:
-        click.echo(f"  #{r['id']} [{r['status']}] you: {r['user']}")
-        if r["reply"]:
-            click.echo(f"  {' ' * len(str(r['id']))}  companion: {r['reply']}")
-    click.echo("\nTopics:")
-    for t in report["topics"]:
-        click.echo(f"  [{t['id'][:8]}] {t['label']}: {t['description']}")
-    if not report["topics"]:
-        click.echo("  (none yet: topics are summarized from the rounds over time)")
-
-
-@main.command()
 def version() -> None:
     """Print Companion's version."""
     click.echo(f"companion {__version__}")
@@ -203,3 +125,5 @@ def _log_to_file(settings: Settings) -> None:
     )
 
 
+main.add_command(memory)
+main.add_command(ingest)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import weakref
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Callable
 from contextlib import aclosing
 from dataclasses import dataclass
 
@@ -83,7 +83,10 @@ class Dialogue:
         model: ChatModel,
         personas: dict[str, Persona],
         chat: ChatSettings,
+        on_round_stored: Callable[[str, int], None] | None = None,
     ) -> None:
+        """`on_round_stored(user_id, rounds_waiting)` runs after every stored round: the hook
+        for memory upkeep, which must return at once."""
         if chat.persona not in personas:
             raise UserFacingError(
                 f"Invalid setting 'chat.persona': no persona named '{chat.persona}' "
@@ -96,6 +99,7 @@ class Dialogue:
         self._model = model
         self.personas = personas
         self._chat = chat
+        self._on_round_stored = on_round_stored
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = (
             weakref.WeakValueDictionary()
         )
@@ -125,7 +129,8 @@ class Dialogue:
             yield Recalled(recall, persona)
             messages = self._messages(persona, recall, text)
             # aclosing: when the frontend stops listening, the inner generators close now, in order.
-            async with aclosing(self._stream_reply(round_.id, messages)) as events:
+            stream = self._stream_reply(incoming.user_id, round_.id, messages)
+            async with aclosing(stream) as events:
                 async for event in events:
                     yield event
 
@@ -137,7 +142,7 @@ class Dialogue:
         self._last_recall.pop(user_id, None)
 
     async def _stream_reply(
-        self, round_id: int, messages: list[ChatMessage]
+        self, user_id: str, round_id: int, messages: list[ChatMessage]
     ) -> AsyncGenerator[ReplyEvent, None]:
         pieces: list[str] = []
         finished = False
@@ -149,16 +154,20 @@ class Dialogue:
             reply = "".join(pieces).strip()
             if not reply:
                 raise ModelUnavailable("The language model returned an empty reply.")
-            await self._rounds.finish_round(round_id, reply)
+            self._stored(user_id, await self._rounds.finish_round(round_id, reply))
             finished = True
             yield Finished(reply, round_id)
         except ModelUnavailable as error:
-            await self._rounds.fail_round(round_id, "".join(pieces))
+            self._stored(user_id, await self._rounds.fail_round(round_id, "".join(pieces)))
             finished = True
             yield Failed(f"{error} Your message is saved; please try again.", round_id)
         finally:
             if not finished:  # the frontend stopped listening mid-reply: keep what we have
                 await asyncio.shield(self._rounds.fail_round(round_id, "".join(pieces)))
+
+    def _stored(self, user_id: str, rounds_waiting: int) -> None:
+        if self._on_round_stored is not None:
+            self._on_round_stored(user_id, rounds_waiting)
 
     async def recall(self, user_id: str, text: str, *, before_round: int | None = None) -> Recall:
         """Recency, Relevance and Latest_topics for a message, all filtered by `user_id`."""

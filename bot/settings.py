@@ -57,6 +57,17 @@ class EmbeddingSettings(_Section):
     timeout_seconds: float = Field(30.0, gt=0)
 
 
+class MemorySettings(_Section):
+    summarize_every: int = Field(50, ge=2, le=1000)
+    merge_at: int = Field(5, ge=2, le=50)
+    summarizer: Literal["auto", "llm", "extractive"] = "auto"
+    label_similarity: float = Field(0.75, ge=0.0, le=1.0)
+    sweep_minutes: float = Field(5.0, gt=0)
+    max_attempts: int = Field(5, ge=1)
+    retry_seconds: float = Field(60.0, ge=0)
+    lease_minutes: float = Field(10.0, gt=0)
+
+
 class SQLSettings(_Section):
     url: str = ""
 
@@ -82,6 +93,7 @@ class Settings(BaseSettings):
     chat: ChatSettings = ChatSettings()
     llm: LLMSettings = LLMSettings()
     embeddings: EmbeddingSettings = EmbeddingSettings()
+    memory: MemorySettings = MemorySettings()
     sql: SQLSettings = SQLSettings()
     vector: VectorSettings = VectorSettings()
 

@@ -64,6 +64,12 @@ class IndexedTopicStore:
         )
         await self._rows.mark_indexed([t.id for t in added])
 
+    async def unindex(self, user_id: str, topic_ids: list[str]) -> None:
+        """Take topics (merged into another) out of the vector index; their rows stay."""
+        if topic_ids:
+            await self._index.delete(user_id, topic_ids)
+            await self._rows.mark_indexed(topic_ids)
+
     async def search(
         self, user_id: str, vector: Vector, *, limit: int, floor: float
     ) -> list[ScoredTopic]:

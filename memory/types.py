@@ -30,6 +30,15 @@ class Round:
 
 
 @dataclass(frozen=True, slots=True)
+class Exchange:
+    """A finished round brought in from elsewhere (an import)."""
+
+    user_text: str
+    reply_text: str | None
+    at: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Topic:
     """A topic description: a short label and what the user said about it."""
 

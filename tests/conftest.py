@@ -68,10 +68,10 @@ def sql_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
 
 
 def make_settings(
-    tmp_path: Path, llm: ScriptedLLM, sql_url: str = "", **sections: dict[str, Any]
+    tmp_path: Path, server: ScriptedLLM, sql_url: str = "", **sections: dict[str, Any]
 ) -> Settings:
     """Settings on temporary folders with the scripted server as the LLM."""
-    llm_section = {"provider": "openai", "base_url": llm.base_url, "model": "fake",
+    llm_section = {"provider": "openai", "base_url": server.base_url, "model": "fake",
                    "max_retries": 2, "timeout_seconds": 10}
     llm_section.update(sections.pop("llm", {}))
     return load_settings(

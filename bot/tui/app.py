@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 
 from textual import work
 from textual.app import App, ComposeResult
-from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import Footer, Header, Input
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.widgets import Footer, Header, Input, Static
 
 from bot.commands import is_command
 from bot.dialogue import Delta, Failed, Recalled, Refused
@@ -32,7 +32,8 @@ class CompanionApp(App[None]):
     TITLE = "Companion"
     CSS = """
     #log { width: 3fr; padding: 0 1; }
-    #memory { width: 1fr; min-width: 30; border-left: solid $primary; padding: 0 1; }
+    #side { width: 1fr; min-width: 30; border-left: solid $primary; padding: 0 1; }
+    #upkeep { color: $text-warning; }
     UserMessage { margin: 1 0 0 0; color: $text-accent; }
     CompanionMessage { margin: 1 0 0 0; }
     CompanionMessage.failed { color: $text-error; }
@@ -51,9 +52,11 @@ class CompanionApp(App[None]):
         yield Header()
         with Horizontal():
             yield VerticalScroll(id="log")
-            yield MemoryPanel(
-                "Memory behind the last reply\n\n(no reply yet)", id="memory", markup=False
-            )
+            with Vertical(id="side"):
+                yield MemoryPanel(
+                    "Memory behind the last reply\n\n(no reply yet)", id="memory", markup=False
+                )
+                yield Static("", id="upkeep")
         yield HistoryInput(placeholder="Say something, or /help", id="input", disabled=True)
         yield Footer()
 
@@ -72,6 +75,12 @@ class CompanionApp(App[None]):
         chat_input = self.query_one(HistoryInput)
         chat_input.disabled = False
         chat_input.focus()
+        self.set_interval(0.5, self._show_upkeep)
+
+    def _show_upkeep(self) -> None:
+        """Tell the user while their rounds are being summarized or merged into topics."""
+        busy = self.companion is not None and self.companion.worker.is_busy(self._user_id)
+        self.query_one("#upkeep", Static).update("\nSummarizing memories…" if busy else "")
 
     async def on_unmount(self) -> None:
         await self._resources.aclose()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from datetime import UTC
 from typing import Any
 
 from sqlalchemy import delete, func, insert, select, update
@@ -10,7 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from memory.sql.engine import as_utc, utcnow
 from memory.sql.tables import memory_progress, rounds
-from memory.types import Round, RoundStatus
+from memory.types import Exchange, Round, RoundStatus
 
 
 class SQLRoundStore:
@@ -57,6 +59,23 @@ class SQLRoundStore:
                 return 0  # closed before (a frontend that gave up): counted once already
             return await add_pending_rounds(conn, user_id, 1)
 
+    async def import_rounds(
+        self, user_id: str, persona: str, exchanges: Sequence[Exchange]
+    ) -> int:
+        """Store finished rounds from elsewhere as if chatted; returns the rounds now waiting."""
+        now = utcnow()
+        rows = [
+            {"user_id": user_id, "conversation_id": user_id, "persona": persona,
+             "user_text": e.user_text, "reply_text": e.reply_text,
+             "status": RoundStatus.ANSWERED.value,
+             "created_at": e.at.astimezone(UTC).replace(tzinfo=None) if e.at else now,
+             "replied_at": now}
+            for e in exchanges
+        ]
+        async with self._engine.begin() as conn:
+            await conn.execute(insert(rounds), rows)
+            return await add_pending_rounds(conn, user_id, len(rows))
+
     async def recent_rounds(
         self, user_id: str, limit: int, *, before_id: int | None = None
     ) -> list[Round]:
@@ -72,6 +91,12 @@ class SQLRoundStore:
 
     async def count_rounds(self, user_id: str) -> int:
         query = select(func.count()).select_from(rounds).where(rounds.c.user_id == user_id)
+        async with self._engine.connect() as conn:
+            return int((await conn.execute(query)).scalar_one())
+
+    async def count_unsummarized(self, user_id: str) -> int:
+        query = select(func.count()).select_from(rounds).where(
+            (rounds.c.user_id == user_id) & rounds.c.summary_job_id.is_(None))
         async with self._engine.connect() as conn:
             return int((await conn.execute(query)).scalar_one())
 

@@ -1,0 +1,168 @@
+"""`companion memory ...` (inspect and upkeep) and `companion ingest` (bring history in)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from bot.cli_common import load_cli_settings, run_with_companion, user_option
+from bot.errors import InputRejected
+
+if TYPE_CHECKING:
+    from bot.app import Companion
+    from jobs.worker import SweepReport
+
+INGEST_BATCH = 500
+
+
+@click.group(invoke_without_command=True)
+@user_option
+@click.option("--rounds", "round_count", default=10, show_default=True, help="Rounds to show.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
+@click.pass_context
+def memory(ctx: click.Context, user: str | None, round_count: int, as_json: bool) -> None:
+    """Show what Companion remembers about a user: counts, recent rounds, topics."""
+    if ctx.invoked_subcommand is not None:
+        return
+    settings = load_cli_settings(ctx)
+    who = user or settings.user
+
+    async def work(companion: Companion) -> dict[str, Any]:
+        return await _overview(companion, who, round_count)
+
+    report = run_with_companion(settings, work)
+    if as_json:
+        click.echo(json.dumps(report, ensure_ascii=False, indent=2))
+    else:
+        _print_overview(report)
+
+
+async def _overview(companion: Companion, who: str, round_count: int) -> dict[str, Any]:
+    rounds = await companion.rounds.recent_rounds(who, round_count)
+    topics = await companion.topics.list_topics(who)
+    return {
+        "user": who,
+        "rounds_total": await companion.rounds.count_rounds(who),
+        "rounds_unsummarized": await companion.rounds.count_unsummarized(who),
+        "topics_total": len(topics),
+        "recent_rounds": [
+            {"id": r.id, "at": r.created_at.isoformat(), "status": r.status.value,
+             "user": r.user_text, "reply": r.reply_text}
+            for r in rounds
+        ],
+        "topics": [
+            {"id": t.id, "label": t.label, "description": t.description,
+             "updated_at": t.updated_at.isoformat()}
+            for t in topics
+        ],
+    }
+
+
+def _print_overview(report: dict[str, Any]) -> None:
+    click.echo(f"User {report['user']}: {report['rounds_total']} rounds "
+               f"({report['rounds_unsummarized']} not yet summarized), "
+               f"{report['topics_total']} topics")
+    click.echo(f"\nLast {len(report['recent_rounds'])} rounds:")
+    for r in report["recent_rounds"]:
+        click.echo(f"  #{r['id']} [{r['status']}] you: {r['user']}")
+        if r["reply"]:
+            click.echo(f"  {' ' * len(str(r['id']))}  companion: {r['reply']}")
+    click.echo("\nTopics:")
+    for t in report["topics"]:
+        click.echo(f"  [{t['id'][:8]}] {t['label']}: {t['description']}")
+    if not report["topics"]:
+        click.echo("  (none yet: topics are summarized from the rounds over time)")
+
+
+@memory.command()
+@click.option("--all", "show_all", is_flag=True, help="Include finished jobs.")
+@click.pass_context
+def jobs(ctx: click.Context, show_all: bool) -> None:
+    """List pending, running and failed memory jobs."""
+    from jobs.queue import FAILED, PENDING, RUNNING
+
+    async def work(companion: Companion) -> list[Any]:
+        statuses = None if show_all else (PENDING, RUNNING, FAILED)
+        return await companion.worker.queue.jobs(statuses=statuses)
+
+    found = run_with_companion(load_cli_settings(ctx), work)
+    if not found:
+        click.echo("No memory jobs waiting, running or failed.")
+    for job in found:
+        error = f"  last error: {job.last_error}" if job.last_error else ""
+        click.echo(f"#{job.id} {job.status:<8} {job.kind:<9} {job.user_id}  "
+                   f"attempts={job.attempts}  {job.key}{error}")
+
+
+@memory.command()
+@user_option
+@click.pass_context
+def summarize(ctx: click.Context, user: str | None) -> None:
+    """Summarize a user's waiting rounds now (every full window), then merge what is due."""
+    settings = load_cli_settings(ctx)
+
+    async def work(companion: Companion) -> SweepReport:
+        return await companion.worker.upkeep(user or settings.user)
+
+    _print_report(run_with_companion(settings, work))
+
+
+@memory.command()
+@user_option
+@click.pass_context
+def merge(ctx: click.Context, user: str | None) -> None:
+    """Merge every label of a user that has enough descriptions, now."""
+    settings = load_cli_settings(ctx)
+
+    async def work(companion: Companion) -> SweepReport:
+        return await companion.worker.merge_now(user or settings.user)
+
+    _print_report(run_with_companion(settings, work))
+
+
+@memory.command()
+@click.pass_context
+def sweep(ctx: click.Context) -> None:
+    """Run everything due for every user, and repair the vector index (what the timer does)."""
+    _print_report(run_with_companion(load_cli_settings(ctx), lambda c: c.worker.sweep()))
+
+
+def _print_report(report: SweepReport) -> None:
+    click.echo(f"summarized {report.summarized} windows, merged {report.merged} labels, "
+               f"{report.failed} failed (retried later), {report.reindexed} index repairs")
+
+
+@click.command()
+@click.argument("file", type=click.File("r", encoding="utf-8"))
+@user_option
+@click.option("--no-jobs", is_flag=True, help="Only store the rounds; leave upkeep for later.")
+@click.pass_context
+def ingest(ctx: click.Context, file: Any, user: str | None, no_jobs: bool) -> None:
+    """Import a conversation (JSONL: role, text, optional timestamp per line) as if chatted."""
+    from tqdm import tqdm
+
+    from bot.ingest import read_exchanges
+
+    settings = load_cli_settings(ctx)
+    who = user or settings.user
+    try:
+        exchanges = read_exchanges(file, settings.chat.max_message_chars)
+    except InputRejected as rejection:
+        raise click.ClickException(f"{Path(file.name).name}: {rejection}") from rejection
+
+    async def work(companion: Companion) -> SweepReport | None:
+        persona = await companion.dialogue.persona_for(who)
+        with tqdm(total=len(exchanges), unit="round", desc="Importing") as bar:
+            for start in range(0, len(exchanges), INGEST_BATCH):
+                batch = exchanges[start:start + INGEST_BATCH]
+                await companion.rounds.import_rounds(who, persona.name, batch)
+                bar.update(len(batch))
+        return None if no_jobs else await companion.worker.upkeep(who)
+
+    report = run_with_companion(settings, work)
+    click.echo(f"Imported {len(exchanges)} rounds for {who}.")
+    if report is not None:
+        _print_report(report)

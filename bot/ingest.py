@@ -1,0 +1,61 @@
+"""Read a conversation exported from elsewhere: JSONL, one message per line.
+
+Each line is `{"role": "user" | "assistant", "text": "...", "timestamp": ...}` (timestamp
+optional: ISO 8601 or seconds since the epoch). A user line and the assistant line after it make
+one round. The whole file is checked before anything is stored.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from typing import Any
+
+from bot.errors import InputRejected
+from bot.inbound import clean_message
+from memory.types import Exchange
+
+
+def read_exchanges(lines: Iterable[str], max_chars: int) -> list[Exchange]:
+    """The rounds in a JSONL conversation; raises `InputRejected` naming the first bad line."""
+    exchanges: list[Exchange] = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        role, text, at = _message(line, number, max_chars)
+        if role == "user":
+            exchanges.append(Exchange(text, None, at))
+        elif exchanges and exchanges[-1].reply_text is None:
+            last = exchanges[-1]
+            exchanges[-1] = Exchange(last.user_text, text, last.at)
+        else:
+            raise InputRejected(f"Line {number}: an assistant message with no user message before")
+    return exchanges
+
+
+def _message(line: str, number: int, max_chars: int) -> tuple[str, str, datetime | None]:
+    try:
+        record: Any = json.loads(line)
+        role, text = record["role"], record["text"]
+    except (json.JSONDecodeError, KeyError, TypeError) as error:
+        raise InputRejected(f"Line {number}: not a {{role, text}} JSON object ({error})") from error
+    if role not in ("user", "assistant") or not isinstance(text, str):
+        raise InputRejected(f"Line {number}: role must be 'user' or 'assistant', text a string")
+    try:
+        cleaned = clean_message(text, max_chars)
+    except InputRejected as rejection:
+        raise InputRejected(f"Line {number}: {rejection}") from rejection
+    return role, cleaned, _timestamp(record.get("timestamp"), number)
+
+
+def _timestamp(value: Any, number: int) -> datetime | None:
+    if value is None:
+        return None
+    try:
+        if isinstance(value, int | float):
+            return datetime.fromtimestamp(value, UTC)
+        parsed = datetime.fromisoformat(str(value))
+    except (ValueError, OverflowError, OSError) as error:
+        raise InputRejected(f"Line {number}: unreadable timestamp {value!r}") from error
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)

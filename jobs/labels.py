@@ -1,0 +1,36 @@
+"""Which label key a new topic joins: its own, or a near-synonym the user already has."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from memory.labels import label_key
+from memory.protocols import Embedder
+
+
+class LabelResolver:
+    """"hobby", "Hobbies" and "hobbies and sports" meet under one key, so they can be merged."""
+
+    def __init__(self, embedder: Embedder, similarity: float) -> None:
+        self._embedder = embedder
+        self._similarity = similarity
+
+    async def keys_for(self, labels: Sequence[str], existing: Sequence[str]) -> list[str]:
+        known = list(existing)
+        keys = []
+        for label in labels:
+            key = await self._resolve(label_key(label) or "life", known)
+            if key not in known:
+                known.append(key)
+            keys.append(key)
+        return keys
+
+    async def _resolve(self, key: str, known: list[str]) -> str:
+        if key in known or not known:
+            return key
+        vectors = np.array(await self._embedder.embed([key, *known]))
+        scores = vectors[1:] @ vectors[0]
+        best = int(np.argmax(scores))
+        return known[best] if scores[best] >= self._similarity else key

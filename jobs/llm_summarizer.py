@@ -1,0 +1,40 @@
+"""Abstractive summaries and merges by a capable chat model (Tables II and III)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from bot.llm.base import ChatMessage, ChatModel
+from jobs.drafts import NothingUsable, TopicDraft, Voices
+from jobs.parsing import parse_merged, parse_topics
+from jobs.prompts import merge_prompt, summary_prompt
+from memory.types import Round
+
+
+class LLMSummarizer:
+    """`Summarizer` that asks the model and keeps only what the parser can ground."""
+
+    def __init__(self, model: ChatModel) -> None:
+        self._model = model
+
+    async def summarize(self, rounds: Sequence[Round], voices: Voices) -> list[TopicDraft]:
+        output = await self._ask(summary_prompt(rounds, voices))
+        drafts = parse_topics(output, _said(rounds))
+        if not drafts:
+            raise NothingUsable(f"no grounded topic in the model's answer: {output[:200]!r}")
+        return drafts
+
+    async def merge(self, label: str, descriptions: Sequence[str], voices: Voices) -> str:
+        output = await self._ask(merge_prompt(descriptions, voices))
+        merged = parse_merged(output, "\n".join(descriptions))
+        if merged is None:
+            raise NothingUsable(f"no grounded merge in the model's answer: {output[:200]!r}")
+        return merged
+
+    async def _ask(self, prompt: str) -> str:
+        messages: list[ChatMessage] = [{"role": "user", "content": prompt}]
+        return "".join([piece async for piece in self._model.stream(messages)])
+
+
+def _said(rounds: Sequence[Round]) -> str:
+    return "\n".join(f"{r.user_text}\n{r.reply_text or ''}" for r in rounds)

@@ -1,0 +1,223 @@
+"""Durable summarize and merge jobs in SQL, claimed so that only one worker runs each.
+
+A job's key names its work (a user's round window, or a set of topics to merge), so the same
+work is never queued twice. Claims are leases: a worker that dies leaves a claim that expires,
+and the next sweep takes the job over. Finishing is fenced by the claim inside the transaction
+that writes the results, so a worker whose lease was taken over can never commit twice.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import and_, func, insert, or_, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+
+from memory.sql.engine import as_utc, utcnow
+from memory.sql.tables import memory_jobs, memory_progress, rounds
+
+SUMMARIZE = "summarize"
+MERGE = "merge"
+PENDING, RUNNING, DONE, FAILED = "pending", "running", "done", "failed"
+
+
+class LostClaim(RuntimeError):
+    """Another worker took this job over; this worker's results must not be committed."""
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    id: int
+    key: str
+    kind: str
+    user_id: str
+    status: str
+    attempts: int
+    first_round_id: int | None
+    last_round_id: int | None
+    label_key: str | None
+    topic_ids: tuple[str, ...]
+    last_error: str | None
+    created_at: datetime
+    next_attempt_at: datetime
+
+
+class JobQueue:
+    """The job table, seen by one worker (`worker_id`)."""
+
+    def __init__(
+        self,
+        engine: AsyncEngine,
+        *,
+        worker_id: str,
+        lease: timedelta,
+        max_attempts: int,
+        retry_base: timedelta,
+    ) -> None:
+        self._engine = engine
+        self.worker_id = worker_id
+        self._lease = lease
+        self._max_attempts = max_attempts
+        self._retry_base = retry_base
+
+    async def enqueue_summaries(self, user_id: str, window: int) -> list[Job]:
+        """Queue one job per full window of the user's unsummarized rounds."""
+        queued = []
+        while (job := await self._enqueue_one_window(user_id, window)) is not None:
+            queued.append(job)
+        return queued
+
+    async def _enqueue_one_window(self, user_id: str, window: int) -> Job | None:
+        async with self._engine.begin() as conn:
+            progress = (
+                await conn.execute(
+                    select(memory_progress).where(memory_progress.c.user_id == user_id)
+                )
+            ).mappings().one_or_none()
+            if progress is None or progress["pending_rounds"] < window:
+                return None
+            ids = list((await conn.execute(
+                select(rounds.c.id)
+                .where((rounds.c.user_id == user_id)
+                       & (rounds.c.id > progress["scheduled_through"]))
+                .order_by(rounds.c.id)
+                .limit(window)
+            )).scalars())
+            if len(ids) < window:
+                return None
+            # The one UPDATE that only one worker can win: it moves the window forward.
+            won = await conn.execute(
+                update(memory_progress)
+                .where((memory_progress.c.user_id == user_id)
+                       & (memory_progress.c.scheduled_through == progress["scheduled_through"]))
+                .values(pending_rounds=memory_progress.c.pending_rounds - window,
+                        scheduled_through=ids[-1])
+            )
+            if won.rowcount != 1:
+                return None
+            key = f"summarize:{user_id}:{ids[0]}-{ids[-1]}"
+            return await self._insert(conn, key, SUMMARIZE, user_id,
+                                      first_round_id=ids[0], last_round_id=ids[-1])
+
+    async def enqueue_merge(
+        self, user_id: str, label_key: str, topic_ids: list[str]
+    ) -> Job | None:
+        """Queue a merge of these topics; None when the same merge is already queued."""
+        key = f"merge:{user_id}:{label_key}:{min(topic_ids)}:{len(topic_ids)}"
+        try:
+            async with self._engine.begin() as conn:
+                return await self._insert(conn, key[:191], MERGE, user_id, label_key=label_key,
+                                          topic_ids=json.dumps(sorted(topic_ids)))
+        except IntegrityError:
+            return None
+
+    async def _insert(self, conn: AsyncConnection, key: str, kind: str, user_id: str,
+                      **values: Any) -> Job:
+        now = utcnow()
+        row = {"job_key": key, "kind": kind, "user_id": user_id, "status": PENDING,
+               "attempts": 0, "next_attempt_at": now, "created_at": now, **values}
+        result = await conn.execute(insert(memory_jobs).values(**row))
+        return _to_job({"id": result.inserted_primary_key[0], "topic_ids": None,
+                        "first_round_id": None, "last_round_id": None, "label_key": None,
+                        "last_error": None, **row})
+
+    async def users_with_pending(self, window: int) -> list[str]:
+        query = select(memory_progress.c.user_id).where(
+            memory_progress.c.pending_rounds >= window)
+        async with self._engine.connect() as conn:
+            return list((await conn.execute(query)).scalars())
+
+    async def claim_due(
+        self, user_id: str | None = None, *, skip: set[int] | None = None, limit: int = 50
+    ) -> list[Job]:
+        """Claim due jobs (pending and due, or running with an expired lease), oldest first.
+
+        `skip`: jobs this run already tried; a failure waits for a later run, not a loop."""
+        now = utcnow()
+        due = or_(
+            and_(memory_jobs.c.status == PENDING, memory_jobs.c.next_attempt_at <= now),
+            and_(memory_jobs.c.status == RUNNING, memory_jobs.c.claimed_at < now - self._lease),
+        )
+        query = select(memory_jobs.c.id).where(due).order_by(memory_jobs.c.id).limit(limit)
+        if user_id is not None:
+            query = query.where(memory_jobs.c.user_id == user_id)
+        if skip:
+            query = query.where(memory_jobs.c.id.notin_(skip))
+        async with self._engine.begin() as conn:
+            candidates = list((await conn.execute(query)).scalars())
+            claimed = []
+            for job_id in candidates:
+                won = await conn.execute(
+                    update(memory_jobs).where((memory_jobs.c.id == job_id) & due)
+                    .values(status=RUNNING, claimed_by=self.worker_id, claimed_at=now,
+                            attempts=memory_jobs.c.attempts + 1)
+                )
+                if won.rowcount == 1:
+                    claimed.append(job_id)
+        return await self.jobs(ids=claimed)
+
+    async def complete(self, conn: AsyncConnection, job: Job) -> None:
+        """Mark the job done inside the caller's transaction; raises LostClaim if not ours."""
+        done = await conn.execute(
+            update(memory_jobs)
+            .where((memory_jobs.c.id == job.id) & (memory_jobs.c.status == RUNNING)
+                   & (memory_jobs.c.claimed_by == self.worker_id))
+            .values(status=DONE, finished_at=utcnow(), last_error=None)
+        )
+        if done.rowcount != 1:
+            raise LostClaim(f"job {job.id} was taken over by another worker")
+
+    async def fail(self, job: Job, error: str) -> str:
+        """Give the job back for a later retry with backoff, or mark it failed for good."""
+        attempts = (await self.jobs(ids=[job.id]))[0].attempts
+        final = attempts >= self._max_attempts
+        delay = self._retry_base * (2 ** max(attempts - 1, 0))
+        async with self._engine.begin() as conn:
+            await conn.execute(
+                update(memory_jobs)
+                .where((memory_jobs.c.id == job.id) & (memory_jobs.c.claimed_by == self.worker_id))
+                .values(status=FAILED if final else PENDING, claimed_by=None, claimed_at=None,
+                        next_attempt_at=utcnow() + delay, last_error=error[:2000])
+            )
+        return FAILED if final else PENDING
+
+    async def jobs(
+        self, *, ids: list[int] | None = None, statuses: tuple[str, ...] | None = None,
+        user_id: str | None = None,
+    ) -> list[Job]:
+        query = select(memory_jobs).order_by(memory_jobs.c.id)
+        if ids is not None:
+            query = query.where(memory_jobs.c.id.in_(ids))
+        if statuses is not None:
+            query = query.where(memory_jobs.c.status.in_(statuses))
+        if user_id is not None:
+            query = query.where(memory_jobs.c.user_id == user_id)
+        async with self._engine.connect() as conn:
+            return [_to_job(row) for row in (await conn.execute(query)).mappings()]
+
+    async def counts(self) -> dict[str, int]:
+        query = select(memory_jobs.c.status, func.count()).group_by(memory_jobs.c.status)
+        async with self._engine.connect() as conn:
+            return {status: int(n) for status, n in (await conn.execute(query)).all()}
+
+
+def _to_job(row: Any) -> Job:
+    return Job(
+        id=int(row["id"]),
+        key=row["job_key"],
+        kind=row["kind"],
+        user_id=row["user_id"],
+        status=row["status"],
+        attempts=int(row["attempts"]),
+        first_round_id=row["first_round_id"],
+        last_round_id=row["last_round_id"],
+        label_key=row["label_key"],
+        topic_ids=tuple(json.loads(row["topic_ids"])) if row["topic_ids"] else (),
+        last_error=row["last_error"],
+        created_at=as_utc(row["created_at"]),
+        next_attempt_at=as_utc(row["next_attempt_at"]),
+    )

@@ -1,0 +1,205 @@
+"""Memory upkeep: turns windows of rounds into topics and merges a label's descriptions.
+
+Work is triggered after a stored round (never blocking the reply) and by a periodic sweep that
+picks up whatever a crash, a restart or a failed model call left behind. Every job is claimed
+before it runs and committed in one transaction, so running it twice, or in two processes,
+changes nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from bot.errors import ModelUnavailable
+from jobs.drafts import NothingUsable, Summarizer, Voices
+from jobs.labels import LabelResolver
+from jobs.queue import MERGE, SUMMARIZE, Job, JobQueue, LostClaim
+from jobs.topic_writes import StaleMerge, TopicWrites
+from memory.protocols import EmbeddingUnavailable
+from memory.topics import IndexedTopicStore
+from memory.types import Round, Topic
+from personas.loader import Persona
+
+log = logging.getLogger(__name__)
+# The failures a job retries later; anything else is a bug and is logged as one.
+RETRYABLE = (ModelUnavailable, NothingUsable, EmbeddingUnavailable, LostClaim, StaleMerge)
+
+
+@dataclass(frozen=True)
+class Cadence:
+    summarize_every: int = 50
+    merge_at: int = 5
+
+
+@dataclass
+class SweepReport:
+    summarized: int = 0
+    merged: int = 0
+    failed: int = 0
+    reindexed: int = 0
+    jobs: list[str] = field(default_factory=list)
+
+
+class MemoryWorker:
+    """Runs summarize and merge jobs for the users whose memory needs upkeep."""
+
+    def __init__(
+        self,
+        *,
+        queue: JobQueue,
+        writes: TopicWrites,
+        topics: IndexedTopicStore,
+        summarizer: Summarizer,
+        labels: LabelResolver,
+        personas: dict[str, Persona],
+        user_name: str,
+        cadence: Cadence,
+    ) -> None:
+        self.queue = queue
+        self._writes = writes
+        self._topics = topics
+        self._summarizer = summarizer
+        self._labels = labels
+        self._personas = personas
+        self._user_name = user_name
+        self.cadence = cadence
+        self._tasks: set[asyncio.Task[SweepReport]] = set()
+        self._busy: dict[str, int] = {}
+
+    def is_busy(self, user_id: str) -> bool:
+        """True while this process is summarizing or merging the user's memories."""
+        return self._busy.get(user_id, 0) > 0
+
+    def round_stored(self, user_id: str, pending: int) -> None:
+        """Called after each stored round: start upkeep in the background when it is due."""
+        if pending >= self.cadence.summarize_every:
+            task = asyncio.get_running_loop().create_task(self.upkeep(user_id))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    async def upkeep(self, user_id: str) -> SweepReport:
+        """Queue and run everything due for one user."""
+        self._busy[user_id] = self._busy.get(user_id, 0) + 1
+        try:
+            await self.queue.enqueue_summaries(user_id, self.cadence.summarize_every)
+            return await self._run_due(user_id)
+        finally:
+            self._busy[user_id] -= 1
+
+    async def merge_now(self, user_id: str) -> SweepReport:
+        """Merge every label of the user that has enough descriptions."""
+        await self._enqueue_merges(user_id)
+        return await self._run_due(user_id)
+
+    async def sweep(self) -> SweepReport:
+        """Everything due for every user, and the index repaired where a crash left it behind."""
+        for user_id in await self.queue.users_with_pending(self.cadence.summarize_every):
+            await self.queue.enqueue_summaries(user_id, self.cadence.summarize_every)
+        await self._enqueue_merges(None)
+        report = await self._run_due(None)
+        report.reindexed = await self.reindex()
+        return report
+
+    async def _run_due(self, user_id: str | None) -> SweepReport:
+        report = SweepReport()
+        tried: set[int] = set()
+        while jobs := await self.queue.claim_due(user_id, skip=tried):
+            for job in jobs:
+                tried.add(job.id)
+                await self._run(job, report)
+        return report
+
+    async def _run(self, job: Job, report: SweepReport) -> None:
+        self._busy[job.user_id] = self._busy.get(job.user_id, 0) + 1
+        try:
+            if job.kind == SUMMARIZE:
+                await self._summarize(job)
+                report.summarized += 1
+            elif job.kind == MERGE:
+                await self._merge(job)
+                report.merged += 1
+            report.jobs.append(job.key)
+        except RETRYABLE as error:
+            outcome = await self.queue.fail(job, f"{type(error).__name__}: {error}")
+            log.warning("Memory job %s: %s (now %s)", job.key, error, outcome)
+            report.failed += 1
+        finally:
+            self._busy[job.user_id] -= 1
+
+    async def _summarize(self, job: Job) -> None:
+        rounds = await self._writes.rounds_of(job)
+        drafts = await self._summarizer.summarize(rounds, self._voices(rounds)) if rounds else []
+        existing = await self._writes.label_keys(job.user_id)
+        keys = await self._labels.keys_for([d.label for d in drafts], existing)
+        when = rounds[-1].created_at if rounds else datetime.now(UTC)
+        new_topics = [
+            Topic(id=_stable_id(job.key, i), user_id=job.user_id, label=d.label,
+                  description=d.description, created_at=when, updated_at=when)
+            for i, d in enumerate(drafts)
+        ]
+        await self._writes.commit_summary(job, new_topics, keys)
+        await self._topics.index(new_topics)
+        await self._enqueue_merges(job.user_id)
+
+    async def _merge(self, job: Job) -> None:
+        sources = await self._writes.active_topics(job.user_id, job.topic_ids)
+        if len(sources) != len(job.topic_ids):
+            raise StaleMerge(f"some topics of {job.key} were forgotten or merged already")
+        voices = Voices(user=self._user_name, companion=self._default_companion())
+        description = await self._summarizer.merge(
+            sources[-1].label, [t.description for t in sources], voices)
+        merged = Topic(
+            id=_stable_id(job.key, 0), user_id=job.user_id, label=sources[-1].label,
+            description=description, created_at=sources[0].created_at,
+            updated_at=max(t.updated_at for t in sources),
+        )
+        await self._writes.commit_merge(job, merged, job.label_key or "", sources)
+        await self._topics.index([merged])
+        await self._topics.unindex(job.user_id, [t.id for t in sources])
+        await self._enqueue_merges(job.user_id)
+
+    async def _enqueue_merges(self, user_id: str | None) -> None:
+        for user, key, ids in await self._writes.ready_to_merge(self.cadence.merge_at, user_id):
+            await self.queue.enqueue_merge(user, key, ids)
+
+    async def reindex(self) -> int:
+        """Bring the vector index in line with SQL where an interrupted job left it behind."""
+        repaired = 0
+        while stale := await self._writes.unindexed():
+            for user_id in {t.user_id for t, _ in stale}:
+                mine = [(t, s) for t, s in stale if t.user_id == user_id]
+                await self._topics.index([t for t, s in mine if s == "active"])
+                await self._topics.unindex(user_id, [t.id for t, s in mine if s != "active"])
+            repaired += len(stale)
+        return repaired
+
+    def _voices(self, rounds: Sequence[Round]) -> Voices:
+        persona = self._personas.get(rounds[-1].persona) if rounds else None
+        name = persona.display_name if persona else self._default_companion()
+        return Voices(user=self._user_name, companion=name)
+
+    def _default_companion(self) -> str:
+        return next(iter(self._personas.values())).display_name
+
+    async def wait_idle(self) -> None:
+        """Wait for the upkeep started in the background by stored rounds."""
+        while self._tasks:
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+
+    async def aclose(self) -> None:
+        """Stop background upkeep; unfinished jobs stay queued for the next sweep."""
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+
+
+def _stable_id(job_key: str, index: int) -> str:
+    """The same job always writes the same topic ids: a rerun can never duplicate a topic."""
+    digest = hashlib.sha256(f"{job_key}#{index}".encode()).digest()
+    return uuid.UUID(bytes=digest[:16]).hex
