@@ -4,6 +4,11 @@ settings pointing at temporary folders, and an opened Companion."""
 from __future__ import annotations
 
 import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -74,11 +79,14 @@ def make_settings(
     llm_section = {"provider": "openai", "base_url": server.base_url, "model": "fake",
                    "max_retries": 2, "timeout_seconds": 10}
     llm_section.update(sections.pop("llm", {}))
+    # Tests share one chroma server: a collection prefix of its own keeps each test apart.
+    vector = {"collection": f"t{uuid.uuid4().hex[:12]}", **sections.pop("vector", {})}
     return load_settings(
         None,
         data_dir=str(tmp_path / "data"),
         llm=llm_section,
         sql={"url": sql_url},
+        vector=vector,
         **sections,
     )
 
@@ -87,3 +95,46 @@ def make_settings(
 async def companion(tmp_path: Path, llm: ScriptedLLM) -> AsyncIterator[Companion]:
     async with open_companion(make_settings(tmp_path, llm)) as opened:
         yield opened
+
+
+CHROMA = str(Path(sys.executable).parent / "chroma")
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture(scope="session")
+def chroma_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    port = _free_port()
+    folder = tmp_path_factory.mktemp("chroma-server")
+    server = subprocess.Popen(
+        [CHROMA, "run", "--path", str(folder), "--host", "127.0.0.1", "--port", str(port)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_for(f"{url}/api/v2/heartbeat")
+        yield url
+    finally:
+        server.terminate()
+        server.wait(10)
+
+
+def _wait_for(url: str, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            urllib.request.urlopen(url, timeout=1).close()
+            return
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.2)
+
+
+@pytest.fixture
+def mysql_url() -> Iterator[str]:
+    yield from _mysql_database()

@@ -10,6 +10,7 @@ from typing import Any
 from textual.pilot import Pilot
 
 from bot.app import open_companion
+from bot.settings import Settings
 from bot.tui.app import CompanionApp
 from bot.tui.widgets import CompanionMessage, HistoryInput, MemoryPanel, Note
 from tests.conftest import make_settings
@@ -34,24 +35,28 @@ async def _ready(pilot: Pilot[None]) -> None:
 
 
 async def _send(pilot: Pilot[None], text: str) -> None:
+    """Type a message and wait for its echo and its answer (a reply or a command's note)."""
+    chat_log = pilot.app.query_one("#log")
+    shown = len(chat_log.children)
     await pilot.click(HistoryInput)
     await pilot.press(*text, "enter")
+    await wait_until(lambda: len(chat_log.children) >= shown + 2)
     await pilot.app.workers.wait_for_complete()
     await pilot.pause()
 
 
-def _app(tmp_path: Path, llm: ScriptedLLM, user: str = "ana") -> CompanionApp:
-    settings = make_settings(tmp_path, llm)
+def _app(settings: Settings, user: str = "ana") -> CompanionApp:
     return CompanionApp(lambda: open_companion(settings), user)
 
 
 async def test_typed_message_gets_a_streamed_reply_and_the_memory_panel(
     tmp_path: Path, llm: ScriptedLLM
 ) -> None:
-    async with open_companion(make_settings(tmp_path, llm)) as companion:
+    settings = make_settings(tmp_path, llm)
+    async with open_companion(settings) as companion:
         await companion.add_topic("ana", "hobbies", "The host plays table tennis every week.")
     llm.enqueue(Reply("You play table tennis, right?", delay=0.05))
-    app = _app(tmp_path, llm)
+    app = _app(settings)
     async with app.run_test(size=(120, 36)) as pilot:
         await _ready(pilot)
         assert "Mia: Hi, I'm Mia" in _text(app.query(CompanionMessage).first())
@@ -78,7 +83,7 @@ async def test_model_outage_is_shown_without_a_stack_trace(
     tmp_path: Path, llm: ScriptedLLM
 ) -> None:
     llm.enqueue(Error(503), Error(503), Error(503))
-    app = _app(tmp_path, llm)
+    app = _app(make_settings(tmp_path, llm))
     async with app.run_test(size=(120, 36)) as pilot:
         await _ready(pilot)
         await _send(pilot, "hello?")
@@ -89,7 +94,7 @@ async def test_model_outage_is_shown_without_a_stack_trace(
 
 
 async def test_slash_commands_and_input_history(tmp_path: Path, llm: ScriptedLLM) -> None:
-    app = _app(tmp_path, llm)
+    app = _app(make_settings(tmp_path, llm))
     async with app.run_test(size=(120, 36)) as pilot:
         await _ready(pilot)
         await _send(pilot, "/persona coach")
@@ -112,7 +117,7 @@ async def test_slash_commands_and_input_history(tmp_path: Path, llm: ScriptedLLM
 async def test_empty_message_gets_a_hint_and_is_not_stored(
     tmp_path: Path, llm: ScriptedLLM
 ) -> None:
-    app = _app(tmp_path, llm)
+    app = _app(make_settings(tmp_path, llm))
     async with app.run_test(size=(120, 36)) as pilot:
         await _ready(pilot)
         await _send(pilot, "   ")
@@ -127,13 +132,15 @@ def test_chat_screen_snapshot(snap_compare: Any, tmp_path: Path, llm: ScriptedLL
         await _ready(pilot)
         await _send(pilot, "I spent the morning in my garden")
 
-    assert snap_compare(_app(tmp_path, llm), terminal_size=(100, 24), run_before=chat)
+    app = _app(make_settings(tmp_path, llm))
+    assert snap_compare(app, terminal_size=(100, 24), run_before=chat)
 
 
 async def test_brackets_in_memories_are_shown_as_typed(tmp_path: Path, llm: ScriptedLLM) -> None:
-    async with open_companion(make_settings(tmp_path, llm)) as companion:
+    settings = make_settings(tmp_path, llm)
+    async with open_companion(settings) as companion:
         await companion.add_topic("ana", "[/b] odd [label]", "The host plays table tennis [daily].")
-    app = _app(tmp_path, llm)
+    app = _app(settings)
     async with app.run_test(size=(120, 36)) as pilot:
         await _ready(pilot)
         await _send(pilot, "Which sport do I play? [/i]")

@@ -7,6 +7,7 @@ It runs its own event loop in a thread, so any test (async, sync, a subprocess) 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
 import threading
@@ -118,15 +119,21 @@ def _pieces(text: str) -> list[str]:
 async def _stream(request: web.Request, item: Reply) -> web.StreamResponse:
     response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
     await response.prepare(request)
+    # The client may go away (a killed worker, a closed stream): nothing left to answer.
+    with contextlib.suppress(ConnectionResetError):
+        await _write_pieces(request, response, item)
+    return response
+
+
+async def _write_pieces(request: web.Request, response: web.StreamResponse, item: Reply) -> None:
     for count, piece in enumerate(_pieces(item.text)):
         if item.fail_after is not None and count >= item.fail_after:
             request.transport.close()  # type: ignore[union-attr]
-            return response
+            return
         await asyncio.sleep(item.delay)
         await response.write(f"data: {json.dumps(_chunk(piece))}\n\n".encode())
     await response.write(f"data: {json.dumps(_chunk(None, finish='stop'))}\n\n".encode())
     await response.write(b"data: [DONE]\n\n")
-    return response
 
 
 def _chunk(piece: str | None, finish: str | None = None) -> dict[str, Any]:
