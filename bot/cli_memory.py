@@ -92,9 +92,11 @@ def jobs(ctx: click.Context, show_all: bool) -> None:
     if not found:
         click.echo("No memory jobs waiting, running or failed.")
     for job in found:
+        what = (f"rounds {job.first_round_id}-{job.last_round_id}" if job.kind == "summarize"
+                else f"label '{job.label_key}' ({len(job.topic_ids)} descriptions)")
         error = f"  last error: {job.last_error}" if job.last_error else ""
-        click.echo(f"#{job.id} {job.status:<8} {job.kind:<9} {job.user_id}  "
-                   f"attempts={job.attempts}  {job.key}{error}")
+        click.echo(f"#{job.id} {job.status:<8} {job.kind:<9} {job.user_id}  {what}  "
+                   f"attempts={job.attempts}{error}")
 
 
 @memory.command()
@@ -121,6 +123,23 @@ def merge(ctx: click.Context, user: str | None) -> None:
         return await companion.worker.merge_now(user or settings.user)
 
     _print_report(run_with_companion(settings, work))
+
+
+@memory.command()
+@click.argument("topic_id")
+@user_option
+@click.pass_context
+def unmerge(ctx: click.Context, topic_id: str, user: str | None) -> None:
+    """Undo a merge: TOPIC_ID (a merged topic) goes, the descriptions it merged come back."""
+    settings = load_cli_settings(ctx)
+
+    async def work(companion: Companion) -> int:
+        return await companion.worker.undo_merge(user or settings.user, topic_id)
+
+    restored = run_with_companion(settings, work)
+    if not restored:
+        raise click.ClickException(f"No merged topic {topic_id} for this user.")
+    click.echo(f"Restored {restored} descriptions; the merged topic is gone.")
 
 
 @memory.command()

@@ -8,6 +8,7 @@ that writes the results, so a worker whose lease was taken over can never commit
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -99,7 +100,7 @@ class JobQueue:
             )
             if won.rowcount != 1:
                 return None
-            key = f"summarize:{user_id}:{ids[0]}-{ids[-1]}"
+            key = f"summarize:{_digest(user_id)}:{ids[0]}-{ids[-1]}"
             return await self._insert(conn, key, SUMMARIZE, user_id,
                                       first_round_id=ids[0], last_round_id=ids[-1])
 
@@ -107,10 +108,10 @@ class JobQueue:
         self, user_id: str, label_key: str, topic_ids: list[str]
     ) -> Job | None:
         """Queue a merge of these topics; None when the same merge is already queued."""
-        key = f"merge:{user_id}:{label_key}:{min(topic_ids)}:{len(topic_ids)}"
+        key = f"merge:{_digest(user_id)}:{_digest(label_key, *sorted(topic_ids))}"
         try:
             async with self._engine.begin() as conn:
-                return await self._insert(conn, key[:191], MERGE, user_id, label_key=label_key,
+                return await self._insert(conn, key, MERGE, user_id, label_key=label_key,
                                           topic_ids=json.dumps(sorted(topic_ids)))
         except IntegrityError:
             return None
@@ -203,6 +204,11 @@ class JobQueue:
         query = select(memory_jobs.c.status, func.count()).group_by(memory_jobs.c.status)
         async with self._engine.connect() as conn:
             return {status: int(n) for status, n in (await conn.execute(query)).all()}
+
+
+def _digest(*parts: str) -> str:
+    """A short, fixed-length stand-in for any text in a job key (user ids can be long)."""
+    return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:20]
 
 
 def _to_job(row: Any) -> Job:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import func, insert, select, update
+from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from jobs.queue import Job, JobQueue
@@ -75,6 +75,19 @@ class TopicWrites:
             if retired.rowcount != len(ids):
                 raise StaleMerge(f"merge {job.key}: its topics changed")
             await self._queue.complete(conn, job)
+
+    async def undo_merge(self, user_id: str, merged_id: str) -> list[Topic]:
+        """Bring a merge's sources back and drop the merged topic; returns the sources."""
+        sources = (topics.c.user_id == user_id) & (topics.c.merged_into == merged_id)
+        async with self._engine.begin() as conn:
+            rows = (await conn.execute(select(topics).where(sources))).mappings().all()
+            if not rows:
+                return []
+            await conn.execute(update(topics).where(sources)
+                               .values(status=ACTIVE, merged_into=None, indexed=False))
+            await conn.execute(delete(topics).where(
+                (topics.c.user_id == user_id) & (topics.c.id == merged_id)))
+        return [to_topic(row) for row in rows]
 
     async def label_keys(self, user_id: str) -> list[str]:
         query = select(topics.c.label_key).distinct().where(

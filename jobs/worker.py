@@ -97,6 +97,14 @@ class MemoryWorker:
         await self._enqueue_merges(user_id)
         return await self._run_due(user_id)
 
+    async def undo_merge(self, user_id: str, merged_id: str) -> int:
+        """Replace a merged topic by the descriptions it was made of (an admin's undo)."""
+        sources = await self._writes.undo_merge(user_id, merged_id)
+        if sources:
+            await self._topics.unindex(user_id, [merged_id])
+            await self._topics.index(sources)
+        return len(sources)
+
     async def sweep(self) -> SweepReport:
         """Everything due for every user, and the index repaired where a crash left it behind."""
         for user_id in await self.queue.users_with_pending(self.cadence.summarize_every):

@@ -13,6 +13,7 @@ import json
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -42,6 +43,8 @@ class ScriptedLLM:
     """The server's state. Scripted items are used in order; when none is left, `default`."""
 
     default: str = "Happy to chat with you!"
+    # When set, unscripted replies are computed from the request body instead of `default`.
+    responder: Callable[[dict[str, Any]], str] | None = None
     script: deque[Reply | Error] = field(default_factory=deque)
     requests: list[dict[str, Any]] = field(default_factory=list)
     in_flight: int = 0
@@ -53,6 +56,7 @@ class ScriptedLLM:
 
     def reset(self) -> None:
         self.default = ScriptedLLM.default
+        self.responder = None
         self.script.clear()
         self.requests.clear()
         self.in_flight = self.max_in_flight = 0
@@ -65,8 +69,10 @@ class ScriptedLLM:
     def last_system_prompt(self) -> str:
         return self.chat_requests[-1]["messages"][0]["content"]
 
-    def next_item(self) -> Reply | Error:
-        return self.script.popleft() if self.script else Reply(self.default)
+    def next_item(self, body: dict[str, Any]) -> Reply | Error:
+        if self.script:
+            return self.script.popleft()
+        return Reply(self.responder(body) if self.responder else self.default)
 
 
 def fake_vector(text: str, dimensions: int = 64) -> list[float]:
@@ -79,7 +85,7 @@ def _routes(state: ScriptedLLM) -> web.Application:
     async def chat(request: web.Request) -> web.StreamResponse:
         body = await request.json()
         state.requests.append(body)
-        item = state.next_item()
+        item = state.next_item(body)
         if isinstance(item, Error):
             return web.json_response({"error": {"message": item.message}}, status=item.status)
         state.in_flight += 1

@@ -54,8 +54,8 @@ async def test_120_rounds_make_two_summaries_and_twenty_wait(
         report = await companion.worker.upkeep("ana")
         assert report.summarized == 2
         jobs = await companion.worker.queue.jobs()
-        assert [(j.key, j.status) for j in jobs] == [
-            ("summarize:ana:1-50", "done"), ("summarize:ana:51-100", "done")]
+        assert [(j.first_round_id, j.last_round_id, j.status) for j in jobs] == [
+            (1, 50, "done"), (51, 100, "done")]
         assert await companion.rounds.count_unsummarized("ana") == 20
         before = await companion.topics.list_topics("ana")
         assert before
@@ -121,6 +121,10 @@ async def test_five_descriptions_merge_into_one_that_memory_then_shows(
         recall, _ = await companion.prepare("ana", "Do you know my latest hobby?")
         assert recall.relevant[0].topic.id == merged.id
         assert all(s.topic.id not in {r["id"] for r in history} for s in recall.relevant)
+        assert await companion.worker.undo_merge("ana", merged.id) == 5  # an admin's undo
+        restored = await companion.topics.list_topics("ana")
+        assert sorted(t.label for t in restored) == sorted([*labels, "work"])
+        assert merged.id not in [s.topic.id for s in await companion.search_topics("ana", "swim")]
     merge_prompt = llm.chat_requests[-1]["messages"][0]["content"]
     assert merge_prompt.index("Zhendong Fan") < merge_prompt.index("learned how to swim")
 
