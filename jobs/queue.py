@@ -186,6 +186,16 @@ class JobQueue:
             )
         return FAILED if final else PENDING
 
+    async def release(self, job: Job) -> None:
+        """Hand a claimed job back untouched (this worker is stopping)."""
+        async with self._engine.begin() as conn:
+            await conn.execute(
+                update(memory_jobs)
+                .where((memory_jobs.c.id == job.id) & (memory_jobs.c.claimed_by == self.worker_id)
+                       & (memory_jobs.c.status == RUNNING))
+                .values(status=PENDING, claimed_by=None, claimed_at=None)
+            )
+
     async def jobs(
         self, *, ids: list[int] | None = None, statuses: tuple[str, ...] | None = None,
         user_id: str | None = None,

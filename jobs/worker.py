@@ -137,6 +137,9 @@ class MemoryWorker:
             outcome = await self.queue.fail(job, f"{type(error).__name__}: {error}")
             log.warning("Memory job %s: %s (now %s)", job.key, error, outcome)
             report.failed += 1
+        except asyncio.CancelledError:  # shutting down: hand the job back at once
+            await asyncio.shield(self.queue.release(job))
+            raise
         finally:
             self._busy[job.user_id] -= 1
 
@@ -200,8 +203,11 @@ class MemoryWorker:
         while self._tasks:
             await asyncio.gather(*self._tasks, return_exceptions=True)
 
-    async def aclose(self) -> None:
-        """Stop background upkeep; unfinished jobs stay queued for the next sweep."""
+    async def aclose(self, grace_seconds: float = 10.0) -> None:
+        """Let background upkeep finish for a moment, then stop it; what is left is handed back
+        to the queue for the next sweep."""
+        if self._tasks:
+            await asyncio.wait(list(self._tasks), timeout=grace_seconds)
         for task in list(self._tasks):
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)

@@ -253,3 +253,20 @@ async def test_near_synonym_labels_share_a_key(tmp_path: Path, llm: ScriptedLLM)
         keys = await resolver.keys_for(
             ["Hobbies and sports", "Work", "job", "travel", "trips", "cats"], ["hobby"])
     assert keys == ["hobby", "work", "work", "travel", "travel", "cat"]
+
+
+async def test_shutting_down_mid_job_hands_the_job_back(
+    tmp_path: Path, llm: ScriptedLLM
+) -> None:
+    llm.enqueue(Reply("1. The host and I talked about hobbies.", delay=2.0))  # a slow model
+    settings = _settings(tmp_path, llm, summarizer="llm", summarize_every=2)
+    async with open_companion(settings) as companion:
+        await _import(companion, "ana", [(s, "ok") for s in TENNIS_THEN_SWIMMING[:2]])
+        companion.worker.round_stored("ana", 2)  # as the dialogue does after a round
+        while not llm.chat_requests:
+            await asyncio.sleep(0.02)
+        assert companion.worker.is_busy("ana")
+        await companion.worker.aclose(grace_seconds=0.1)
+        [job] = await companion.worker.queue.jobs()
+        assert job.status == PENDING  # not stuck as "running" until a lease expires
+        assert await companion.rounds.count_unsummarized("ana") == 2
