@@ -158,7 +158,8 @@ def build_summarizer(settings: Settings, model: ChatModel, embedder: Embedder) -
     """`auto` trusts the model only when it is not the bundled demo model (too small for this)."""
     extractive = ExtractiveSummarizer(embedder)
     mode = settings.memory.summarizer
-    if mode == "extractive" or (mode == "auto" and settings.llm.provider == "local"):
+    demo_model = settings.llm.provider == "local" and not settings.llm.local_model_path
+    if mode == "extractive" or (mode == "auto" and demo_model):
         return extractive
     llm = LLMSummarizer(model)
     return llm if mode == "llm" else FallbackSummarizer(llm, extractive)

@@ -22,7 +22,12 @@ from memory.types import Round
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
 _FIRST_PERSON = re.compile(r"\b(i|i'm|i've|i'd|i'll|im|my|me|mine|we|we're|our|us)\b", re.I)
-_SAID = re.compile(r"\bsaid:\s*(?P<said>.+)$", re.S)
+# "The host and I talked about X, and the host said (that):" and the like, before the facts.
+_TEMPLATE_HEAD = re.compile(
+    r"^.*?talked about [^,.;:]*[,.;:]\s*(?:and\s+)?(?:(?:the\s+)?\w+\s+)?"
+    r"(?:said|mentioned|shared|expressed|told me)\b(?:\s+that)?\s*:?\s*",
+    re.IGNORECASE | re.DOTALL,
+)
 MIN_WORDS = 4
 
 
@@ -87,7 +92,10 @@ class ExtractiveSummarizer:
     async def _label(self, sentences: list[str], vectors: np.ndarray, members: list[int]) -> str:
         centroid = _unit(vectors[members].mean(axis=0))
         everyday = await self._labels.best(centroid)
-        return everyday or keyword_label(" ".join(sentences[i] for i in members)) or "life"
+        if everyday:
+            return everyday
+        keyword = await asyncio.to_thread(keyword_label, " ".join(sentences[i] for i in members))
+        return keyword or "life"
 
     def _describe(self, label: str, sentences: list[str], vectors: np.ndarray,
                   members: list[int], voices: Voices) -> str:
@@ -108,7 +116,7 @@ class ExtractiveSummarizer:
             length += len(sentences[i]) + 1
         if not chosen:  # one long sentence: keep its start
             return head + sentences[ranked[0]][: self._max_chars - len(head)].rstrip() + "…"
-        return head + " ".join(sentences[i] for i in sorted(chosen))
+        return head + " ".join(_capitalized(sentences[i]) for i in sorted(chosen))
 
     def _drop_duplicates(self, vectors: np.ndarray) -> list[int]:
         """Indices kept when near-duplicates go, the newer of each pair staying."""
@@ -132,8 +140,11 @@ def split_sentences(text: str) -> list[str]:
 
 
 def _said_part(description: str) -> str:
-    match = _SAID.search(description)
-    return match.group("said") if match else description
+    return _TEMPLATE_HEAD.sub("", description, count=1)
+
+
+def _capitalized(sentence: str) -> str:
+    return sentence[:1].upper() + sentence[1:]
 
 
 def _unit(vector: np.ndarray) -> np.ndarray:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 
 from bot.llm.base import ChatMessage, ChatModel
@@ -19,14 +20,14 @@ class LLMSummarizer:
 
     async def summarize(self, rounds: Sequence[Round], voices: Voices) -> list[TopicDraft]:
         output = await self._ask(summary_prompt(rounds, voices))
-        drafts = parse_topics(output, _said(rounds))
+        drafts = await asyncio.to_thread(parse_topics, output, _said(rounds))
         if not drafts:
             raise NothingUsable(f"no grounded topic in the model's answer: {output[:200]!r}")
         return drafts
 
     async def merge(self, label: str, descriptions: Sequence[str], voices: Voices) -> str:
         output = await self._ask(merge_prompt(descriptions, voices))
-        merged = parse_merged(output, "\n".join(descriptions))
+        merged = await asyncio.to_thread(parse_merged, output, "\n".join(descriptions))
         if merged is None:
             raise NothingUsable(f"no grounded merge in the model's answer: {output[:200]!r}")
         return merged
@@ -37,4 +38,5 @@ class LLMSummarizer:
 
 
 def _said(rounds: Sequence[Round]) -> str:
-    return "\n".join(f"{r.user_text}\n{r.reply_text or ''}" for r in rounds)
+    """Only the user's words: a topic may not put the companion's words in their mouth."""
+    return "\n".join(r.user_text for r in rounds)

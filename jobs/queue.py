@@ -81,13 +81,7 @@ class JobQueue:
             ).mappings().one_or_none()
             if progress is None or progress["pending_rounds"] < window:
                 return None
-            ids = list((await conn.execute(
-                select(rounds.c.id)
-                .where((rounds.c.user_id == user_id)
-                       & (rounds.c.id > progress["scheduled_through"]))
-                .order_by(rounds.c.id)
-                .limit(window)
-            )).scalars())
+            ids, counted = await self._closed_window(conn, user_id, progress, window)
             if len(ids) < window:
                 return None
             # The one UPDATE that only one worker can win: it moves the window forward.
@@ -95,7 +89,7 @@ class JobQueue:
                 update(memory_progress)
                 .where((memory_progress.c.user_id == user_id)
                        & (memory_progress.c.scheduled_through == progress["scheduled_through"]))
-                .values(pending_rounds=memory_progress.c.pending_rounds - window,
+                .values(pending_rounds=memory_progress.c.pending_rounds - counted,
                         scheduled_through=ids[-1])
             )
             if won.rowcount != 1:
@@ -103,6 +97,30 @@ class JobQueue:
             key = f"summarize:{_digest(user_id)}:{ids[0]}-{ids[-1]}"
             return await self._insert(conn, key, SUMMARIZE, user_id,
                                       first_round_id=ids[0], last_round_id=ids[-1])
+
+    async def _closed_window(
+        self, conn: AsyncConnection, user_id: str, progress: Any, window: int
+    ) -> tuple[list[int], int]:
+        """The next `window` rounds, stopping at one whose reply is still being written.
+
+        A round left pending by a crash (older than the lease) counts as closed: its message
+        is worth keeping. Returns the ids, and how many of them the counter had counted.
+        """
+        listed = (await conn.execute(
+            select(rounds.c.id, rounds.c.status, rounds.c.created_at)
+            .where((rounds.c.user_id == user_id)
+                   & (rounds.c.id > progress["scheduled_through"]))
+            .order_by(rounds.c.id)
+            .limit(window)
+        )).all()
+        abandoned_before = utcnow() - self._lease
+        ids, counted = [], 0
+        for round_id, status, created_at in listed:
+            if status == "pending" and created_at >= abandoned_before:
+                break
+            ids.append(round_id)
+            counted += status != "pending"
+        return ids, counted
 
     async def enqueue_merge(
         self, user_id: str, label_key: str, topic_ids: list[str]
@@ -132,55 +150,78 @@ class JobQueue:
         async with self._engine.connect() as conn:
             return list((await conn.execute(query)).scalars())
 
-    async def claim_due(
-        self, user_id: str | None = None, *, skip: set[int] | None = None, limit: int = 50
-    ) -> list[Job]:
-        """Claim due jobs (pending and due, or running with an expired lease), oldest first.
+    async def claim_next(
+        self, user_id: str | None = None, *, skip: set[int] | None = None
+    ) -> Job | None:
+        """Claim the oldest due job (pending and due, or running with an expired lease).
 
-        `skip`: jobs this run already tried; a failure waits for a later run, not a loop."""
+        One at a time: a claim is a lease, and a job waiting behind others must not let its
+        lease run out. `skip`: jobs this run already tried; a failure waits for a later run.
+        """
         now = utcnow()
+        await self._give_up_on_abandoned(now)
         due = or_(
             and_(memory_jobs.c.status == PENDING, memory_jobs.c.next_attempt_at <= now),
             and_(memory_jobs.c.status == RUNNING, memory_jobs.c.claimed_at < now - self._lease),
         )
-        query = select(memory_jobs.c.id).where(due).order_by(memory_jobs.c.id).limit(limit)
+        query = select(memory_jobs.c.id).where(due).order_by(memory_jobs.c.id).limit(20)
         if user_id is not None:
             query = query.where(memory_jobs.c.user_id == user_id)
         if skip:
             query = query.where(memory_jobs.c.id.notin_(skip))
         async with self._engine.begin() as conn:
-            candidates = list((await conn.execute(query)).scalars())
-            claimed = []
-            for job_id in candidates:
+            for job_id in (await conn.execute(query)).scalars():
                 won = await conn.execute(
                     update(memory_jobs).where((memory_jobs.c.id == job_id) & due)
                     .values(status=RUNNING, claimed_by=self.worker_id, claimed_at=now,
                             attempts=memory_jobs.c.attempts + 1)
                 )
                 if won.rowcount == 1:
-                    claimed.append(job_id)
-        return await self.jobs(ids=claimed)
+                    break
+            else:
+                return None
+        return (await self.jobs(ids=[job_id]))[0]
 
-    async def complete(self, conn: AsyncConnection, job: Job) -> None:
-        """Mark the job done inside the caller's transaction; raises LostClaim if not ours."""
+    async def _give_up_on_abandoned(self, now: Any) -> None:
+        """A job whose workers kept dying mid-run ends failed instead of being retried forever."""
+        async with self._engine.begin() as conn:
+            await conn.execute(
+                update(memory_jobs)
+                .where((memory_jobs.c.status == RUNNING)
+                       & (memory_jobs.c.claimed_at < now - self._lease)
+                       & (memory_jobs.c.attempts >= self._max_attempts))
+                .values(status=FAILED, claimed_by=None, claimed_at=None,
+                        last_error="its workers stopped answering mid-job, every attempt")
+            )
+
+    def _ours(self, job: Job) -> Any:
+        """This claim of the job, still running: the fence every write of a job goes through."""
+        return ((memory_jobs.c.id == job.id) & (memory_jobs.c.status == RUNNING)
+                & (memory_jobs.c.claimed_by == self.worker_id)
+                & (memory_jobs.c.attempts == job.attempts))
+
+    async def complete(self, conn: AsyncConnection, job: Job, note: str | None = None) -> None:
+        """Mark the job done inside the caller's transaction, before its results are written;
+        raises LostClaim if the claim is no longer ours (nothing of this run is committed)."""
         done = await conn.execute(
-            update(memory_jobs)
-            .where((memory_jobs.c.id == job.id) & (memory_jobs.c.status == RUNNING)
-                   & (memory_jobs.c.claimed_by == self.worker_id))
-            .values(status=DONE, finished_at=utcnow(), last_error=None)
+            update(memory_jobs).where(self._ours(job))
+            .values(status=DONE, finished_at=utcnow(), last_error=note)
         )
         if done.rowcount != 1:
             raise LostClaim(f"job {job.id} was taken over by another worker")
 
+    async def close_obsolete(self, job: Job, reason: str) -> None:
+        """Done without results: its rounds or topics changed under it (forgotten, merged)."""
+        async with self._engine.begin() as conn:
+            await self.complete(conn, job, note=f"obsolete: {reason}")
+
     async def fail(self, job: Job, error: str) -> str:
         """Give the job back for a later retry with backoff, or mark it failed for good."""
-        attempts = (await self.jobs(ids=[job.id]))[0].attempts
-        final = attempts >= self._max_attempts
-        delay = self._retry_base * (2 ** max(attempts - 1, 0))
+        final = job.attempts >= self._max_attempts
+        delay = self._retry_base * (2 ** max(job.attempts - 1, 0))
         async with self._engine.begin() as conn:
             await conn.execute(
-                update(memory_jobs)
-                .where((memory_jobs.c.id == job.id) & (memory_jobs.c.claimed_by == self.worker_id))
+                update(memory_jobs).where(self._ours(job))
                 .values(status=FAILED if final else PENDING, claimed_by=None, claimed_at=None,
                         next_attempt_at=utcnow() + delay, last_error=error[:2000])
             )
@@ -190,9 +231,7 @@ class JobQueue:
         """Hand a claimed job back untouched (this worker is stopping)."""
         async with self._engine.begin() as conn:
             await conn.execute(
-                update(memory_jobs)
-                .where((memory_jobs.c.id == job.id) & (memory_jobs.c.claimed_by == self.worker_id)
-                       & (memory_jobs.c.status == RUNNING))
+                update(memory_jobs).where(self._ours(job))
                 .values(status=PENDING, claimed_by=None, claimed_at=None)
             )
 

@@ -19,6 +19,10 @@ class StaleMerge(RuntimeError):
     """The topics of a merge changed (forgotten or merged) before it could commit."""
 
 
+class StaleWindow(RuntimeError):
+    """The rounds of a summary were forgotten (or summarized) before it could commit."""
+
+
 class TopicWrites:
     def __init__(self, engine: AsyncEngine, queue: JobQueue) -> None:
         self._engine = engine
@@ -34,21 +38,24 @@ class TopicWrites:
         async with self._engine.connect() as conn:
             return [_to_round(row) for row in (await conn.execute(query)).mappings()]
 
-    async def commit_summary(self, job: Job, new_topics: Sequence[Topic],
+    async def commit_summary(self, job: Job, read: Sequence[Round], new_topics: Sequence[Topic],
                              keys: Sequence[str]) -> None:
-        """Topics in, rounds marked summarized, job done: all or nothing."""
+        """Job done, topics in, rounds marked summarized: all or nothing. The claim is checked
+        first; the rounds must still be the ones read (not forgotten meanwhile)."""
         rows = [topic_row(t, source_job_id=job.id) | {"label_key": k}
                 for t, k in zip(new_topics, keys, strict=True)]
         async with self._engine.begin() as conn:
-            if rows:
-                await conn.execute(insert(topics), rows)
-            await conn.execute(
+            await self._queue.complete(conn, job)
+            marked = await conn.execute(
                 update(rounds)
-                .where((rounds.c.user_id == job.user_id)
-                       & rounds.c.id.between(job.first_round_id, job.last_round_id))
+                .where((rounds.c.user_id == job.user_id) & rounds.c.summary_job_id.is_(None)
+                       & rounds.c.id.in_([r.id for r in read]))
                 .values(summary_job_id=job.id)
             )
-            await self._queue.complete(conn, job)
+            if marked.rowcount != len(read):
+                raise StaleWindow(f"the rounds of {job.key} changed while it ran")
+            if rows:
+                await conn.execute(insert(topics), rows)
 
     async def active_topics(self, user_id: str, ids: Sequence[str]) -> list[Topic]:
         query = (
@@ -64,6 +71,7 @@ class TopicWrites:
         """The merged topic in, its sources kept as history linked to it, job done."""
         ids = [t.id for t in sources]
         async with self._engine.begin() as conn:
+            await self._queue.complete(conn, job)
             await conn.execute(insert(topics), [topic_row(merged, source_job_id=job.id)
                                                 | {"label_key": key}])
             retired = await conn.execute(
@@ -74,14 +82,15 @@ class TopicWrites:
             )
             if retired.rowcount != len(ids):
                 raise StaleMerge(f"merge {job.key}: its topics changed")
-            await self._queue.complete(conn, job)
 
     async def undo_merge(self, user_id: str, merged_id: str) -> list[Topic]:
         """Bring a merge's sources back and drop the merged topic; returns the sources."""
         sources = (topics.c.user_id == user_id) & (topics.c.merged_into == merged_id)
+        merged = (topics.c.user_id == user_id) & (topics.c.id == merged_id) & (
+            topics.c.status == ACTIVE)  # a merge merged again later is part of history now
         async with self._engine.begin() as conn:
             rows = (await conn.execute(select(topics).where(sources))).mappings().all()
-            if not rows:
+            if not rows or not (await conn.execute(select(topics.c.id).where(merged))).first():
                 return []
             await conn.execute(update(topics).where(sources)
                                .values(status=ACTIVE, merged_into=None, indexed=False))

@@ -20,15 +20,17 @@ from bot.errors import ModelUnavailable
 from jobs.drafts import NothingUsable, Summarizer, Voices
 from jobs.labels import LabelResolver
 from jobs.queue import MERGE, SUMMARIZE, Job, JobQueue, LostClaim
-from jobs.topic_writes import StaleMerge, TopicWrites
+from jobs.topic_writes import StaleMerge, StaleWindow, TopicWrites
 from memory.protocols import EmbeddingUnavailable
 from memory.topics import IndexedTopicStore
 from memory.types import Round, Topic
 from personas.loader import Persona
 
 log = logging.getLogger(__name__)
-# The failures a job retries later; anything else is a bug and is logged as one.
-RETRYABLE = (ModelUnavailable, NothingUsable, EmbeddingUnavailable, LostClaim, StaleMerge)
+# What a later attempt may well get past (the model or the embedder is down or talks nonsense).
+RETRYABLE = (ModelUnavailable, NothingUsable, EmbeddingUnavailable)
+# The job's rounds or topics changed under it: there is nothing left for it to do.
+OBSOLETE = (StaleWindow, StaleMerge)
 
 
 @dataclass(frozen=True)
@@ -117,10 +119,9 @@ class MemoryWorker:
     async def _run_due(self, user_id: str | None) -> SweepReport:
         report = SweepReport()
         tried: set[int] = set()
-        while jobs := await self.queue.claim_due(user_id, skip=tried):
-            for job in jobs:
-                tried.add(job.id)
-                await self._run(job, report)
+        while job := await self.queue.claim_next(user_id, skip=tried):
+            tried.add(job.id)
+            await self._run(job, report)
         return report
 
     async def _run(self, job: Job, report: SweepReport) -> None:
@@ -133,13 +134,20 @@ class MemoryWorker:
                 await self._merge(job)
                 report.merged += 1
             report.jobs.append(job.key)
-        except RETRYABLE as error:
-            outcome = await self.queue.fail(job, f"{type(error).__name__}: {error}")
-            log.warning("Memory job %s: %s (now %s)", job.key, error, outcome)
-            report.failed += 1
+        except LostClaim as error:  # another worker has it now; nothing of ours was committed
+            log.warning("Memory job %s: %s", job.key, error)
+        except OBSOLETE as error:
+            await self.queue.close_obsolete(job, str(error))
+            await self._enqueue_merges(job.user_id)
         except asyncio.CancelledError:  # shutting down: hand the job back at once
             await asyncio.shield(self.queue.release(job))
             raise
+        except Exception as error:  # the job runner's boundary: record, retry, end as failed
+            if not isinstance(error, RETRYABLE):
+                log.exception("Memory job %s failed unexpectedly", job.key)
+            outcome = await self.queue.fail(job, f"{type(error).__name__}: {error}")
+            log.warning("Memory job %s: %s (now %s)", job.key, error, outcome)
+            report.failed += 1
         finally:
             self._busy[job.user_id] -= 1
 
@@ -154,9 +162,8 @@ class MemoryWorker:
                   description=d.description, created_at=when, updated_at=when)
             for i, d in enumerate(drafts)
         ]
-        await self._writes.commit_summary(job, new_topics, keys)
-        await self._topics.index(new_topics)
-        await self._enqueue_merges(job.user_id)
+        await self._writes.commit_summary(job, rounds, new_topics, keys)
+        await self._after_commit(job, new_topics, [])
 
     async def _merge(self, job: Job) -> None:
         sources = await self._writes.active_topics(job.user_id, job.topic_ids)
@@ -171,8 +178,16 @@ class MemoryWorker:
             updated_at=max(t.updated_at for t in sources),
         )
         await self._writes.commit_merge(job, merged, job.label_key or "", sources)
-        await self._topics.index([merged])
-        await self._topics.unindex(job.user_id, [t.id for t in sources])
+        await self._after_commit(job, [merged], [t.id for t in sources])
+
+    async def _after_commit(self, job: Job, added: list[Topic], retired: list[str]) -> None:
+        """Index what a committed job wrote. The job is done whatever happens here: rows that
+        could not be indexed stay marked, and the next sweep repairs them."""
+        try:
+            await self._topics.index(added)
+            await self._topics.unindex(job.user_id, retired)
+        except EmbeddingUnavailable as error:
+            log.warning("Memory job %s: indexing left to the next sweep: %s", job.key, error)
         await self._enqueue_merges(job.user_id)
 
     async def _enqueue_merges(self, user_id: str | None) -> None:

@@ -6,7 +6,7 @@ import uuid
 from datetime import UTC, datetime
 
 from memory.protocols import Embedder, Vector
-from memory.sql.topic_rows import SQLTopicRows
+from memory.sql.topic_rows import ACTIVE, MERGED, SQLTopicRows
 from memory.types import ScoredTopic, Topic
 from memory.vectors import ChromaIndex, VectorHit
 
@@ -62,13 +62,13 @@ class IndexedTopicStore:
             [t.description for t in added],
             [_metadata(t) for t in added],
         )
-        await self._rows.mark_indexed([t.id for t in added])
+        await self._rows.mark_indexed(added[0].user_id, [t.id for t in added], ACTIVE)
 
     async def unindex(self, user_id: str, topic_ids: list[str]) -> None:
         """Take topics (merged into another) out of the vector index; their rows stay."""
         if topic_ids:
             await self._index.delete(user_id, topic_ids)
-            await self._rows.mark_indexed(topic_ids)
+            await self._rows.mark_indexed(user_id, topic_ids, MERGED)
 
     async def search(
         self, user_id: str, vector: Vector, *, limit: int, floor: float

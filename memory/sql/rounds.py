@@ -103,6 +103,9 @@ class SQLRoundStore:
     async def forget_rounds(self, user_id: str) -> int:
         async with self._engine.begin() as conn:
             result = await conn.execute(delete(rounds).where(rounds.c.user_id == user_id))
+            # Nothing waits to be summarized any more; a job already running finds its rounds
+            # gone and ends without writing.
+            await conn.execute(delete(memory_progress).where(memory_progress.c.user_id == user_id))
         return int(result.rowcount)
 
 

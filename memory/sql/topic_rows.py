@@ -28,11 +28,16 @@ class SQLTopicRows:
         async with self._engine.begin() as conn:
             await conn.execute(insert(topics), [topic_row(topic) for topic in new_topics])
 
-    async def mark_indexed(self, topic_ids: Sequence[str]) -> None:
+    async def mark_indexed(self, user_id: str, topic_ids: Sequence[str], status: str) -> None:
+        """Record that the index matches these rows, if they still have `status` (a row merged
+        meanwhile stays marked for the next repair)."""
         if topic_ids:
             async with self._engine.begin() as conn:
                 await conn.execute(
-                    update(topics).where(topics.c.id.in_(list(topic_ids))).values(indexed=True)
+                    update(topics)
+                    .where((topics.c.user_id == user_id) & topics.c.id.in_(list(topic_ids))
+                           & (topics.c.status == status))
+                    .values(indexed=True)
                 )
 
     async def latest(self, user_id: str, limit: int) -> list[Topic]:

@@ -7,6 +7,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import pytest
 from sqlalchemy import select
 
 from bot.app import Companion, open_companion
@@ -14,6 +15,7 @@ from bot.inbound import Incoming
 from jobs.extractive import fact_sentences, split_sentences
 from jobs.labels import LabelResolver
 from jobs.queue import FAILED, PENDING, JobQueue, LostClaim
+from jobs.topic_writes import TopicWrites
 from memory.sql.tables import topics as topics_table
 from memory.types import Exchange, Topic
 from tests.conftest import make_settings
@@ -187,8 +189,9 @@ async def test_a_job_failing_every_time_ends_failed_for_admins(
         [job] = await companion.worker.queue.jobs()
         assert (job.status, job.attempts) == (FAILED, 2)
         assert "NothingUsable" in (job.last_error or "")
-        assert await companion.worker.sweep() is not None  # a failed job is not retried forever
-        assert (await companion.worker.queue.jobs())[0].attempts == 2
+        await companion.worker.sweep()  # a failed job is not retried forever
+        [job] = await companion.worker.queue.jobs()
+        assert (job.status, job.attempts) == (FAILED, 2)
 
 
 async def test_auto_falls_back_to_quoting_the_user_when_the_model_echoes(
@@ -216,17 +219,19 @@ async def test_a_worker_that_died_mid_job_is_taken_over_and_cannot_commit_later(
         dead = JobQueue(companion.rounds._engine, worker_id="dead-worker",
                         lease=timedelta(minutes=0.001), max_attempts=5,
                         retry_base=timedelta(0))
-        [claimed] = await dead.claim_due()  # claimed, then the process "dies"
+        claimed = await dead.claim_next()  # claimed, then the process "dies"
+        assert claimed is not None
         await asyncio.sleep(0.1)  # the lease runs out
 
         report = await companion.worker.sweep()
         assert report.summarized == 1
-        async with companion.rounds._engine.begin() as conn:
-            try:
-                await dead.complete(conn, claimed)  # the dead worker wakes up: fenced off
-                raise AssertionError("a taken-over job committed twice")
-            except LostClaim:
-                pass
+        # The dead worker wakes up and commits what it had made: fenced off, nothing written.
+        late_writes = TopicWrites(companion.rounds._engine, dead)
+        read = await late_writes.rounds_of(claimed)
+        late = Topic("b" * 32, "ana", "hobbies", "a late duplicate", datetime.now(UTC),
+                     datetime.now(UTC))
+        with pytest.raises(LostClaim):
+            await late_writes.commit_summary(claimed, read, [late], ["hobby"])
         assert len(await companion.topics.list_topics("ana")) == 1
 
 
@@ -270,3 +275,22 @@ async def test_shutting_down_mid_job_hands_the_job_back(
         [job] = await companion.worker.queue.jobs()
         assert job.status == PENDING  # not stuck as "running" until a lease expires
         assert await companion.rounds.count_unsummarized("ana") == 2
+
+
+async def test_forgetting_everything_while_a_summary_runs_leaves_nothing_behind(
+    tmp_path: Path, llm: ScriptedLLM
+) -> None:
+    llm.enqueue(Reply("1. The host and I talked about hobbies, and the host said: he admires "
+                      "Zhendong Fan and learns table tennis.", delay=0.3))
+    settings = _settings(tmp_path, llm, summarizer="llm", summarize_every=2)
+    async with open_companion(settings) as companion:
+        await _import(companion, "ana", [(s, "ok") for s in TENNIS_THEN_SWIMMING[:2]])
+        running = asyncio.create_task(companion.worker.upkeep("ana"))
+        while not llm.chat_requests:  # the job has read the rounds and asked the model
+            await asyncio.sleep(0.02)
+        assert "Forgotten: 2 rounds" in await companion.commands.run("ana", "/forget all")
+        await running
+        assert await companion.topics.count("ana") == 0
+        assert await companion.search_topics("ana", "table tennis") == []
+        [job] = await companion.worker.queue.jobs()
+        assert job.status == "done" and "obsolete" in (job.last_error or "")
