@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -13,7 +14,7 @@ from bot.errors import InputRejected
 
 if TYPE_CHECKING:
     from bot.app import Companion
-    from jobs.worker import SweepReport
+    from jobs.worker import MemoryWorker, SweepReport
 
 INGEST_BATCH = 500
 
@@ -104,12 +105,7 @@ def jobs(ctx: click.Context, show_all: bool) -> None:
 @click.pass_context
 def summarize(ctx: click.Context, user: str | None) -> None:
     """Summarize a user's waiting rounds now (every full window), then merge what is due."""
-    settings = load_cli_settings(ctx)
-
-    async def work(companion: Companion) -> SweepReport:
-        return await companion.worker.upkeep(user or settings.user)
-
-    _print_report(run_with_companion(settings, work))
+    _upkeep_now(ctx, user, lambda worker, who: worker.upkeep(who))
 
 
 @memory.command()
@@ -117,12 +113,17 @@ def summarize(ctx: click.Context, user: str | None) -> None:
 @click.pass_context
 def merge(ctx: click.Context, user: str | None) -> None:
     """Merge every label of a user that has enough descriptions, now."""
+    _upkeep_now(ctx, user, lambda worker, who: worker.merge_now(who))
+
+
+def _upkeep_now(
+    ctx: click.Context,
+    user: str | None,
+    action: Callable[[MemoryWorker, str], Awaitable[SweepReport]],
+) -> None:
     settings = load_cli_settings(ctx)
-
-    async def work(companion: Companion) -> SweepReport:
-        return await companion.worker.merge_now(user or settings.user)
-
-    _print_report(run_with_companion(settings, work))
+    who = user or settings.user
+    _print_report(run_with_companion(settings, lambda companion: action(companion.worker, who)))
 
 
 @memory.command()

@@ -111,3 +111,36 @@ def test_unreachable_stores_are_reported_without_a_trace(
     assert said.returncode == 1
     assert f"setting '{named}'" in said.stderr
     assert "Traceback" not in said.stderr
+
+
+def _jsonl(path: Path, lines: list[dict[str, str]]) -> str:
+    path.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
+    return str(path)
+
+
+def test_ingest_then_upkeep_commands(env: dict[str, str], tmp_path: Path) -> None:
+    env = env | {"COMPANION_MEMORY__SUMMARIZE_EVERY": "5",
+                 "COMPANION_MEMORY__SUMMARIZER": "extractive"}
+    lines = []
+    for i in range(12):
+        lines += [{"role": "user", "text": f"I play table tennis at the club, session {i}."},
+                  {"role": "assistant", "text": "Nice!"}]
+    ingested = _run(["ingest", _jsonl(tmp_path / "chat.jsonl", lines), "--user", "ana"], env)
+    assert "Imported 12 rounds for ana." in ingested.stdout
+    assert "summarized 2 windows" in ingested.stdout
+    report = json.loads(_run(["memory", "--user", "ana", "--json"], env).stdout)
+    assert (report["rounds_total"], report["rounds_unsummarized"]) == (12, 2)
+    assert [t["label"] for t in report["topics"]] == ["hobbies", "hobbies"]
+    assert "merged 0 labels" in _run(["memory", "merge", "--user", "ana"], env).stdout
+    undo = _run(["memory", "unmerge", "nothing-here", "--user", "ana"], env)
+    assert undo.returncode == 1 and "No merged topic nothing-here" in undo.stderr
+
+
+def test_ingest_refuses_a_bad_file_naming_the_line(env: dict[str, str], tmp_path: Path) -> None:
+    path = _jsonl(tmp_path / "bad.jsonl", [{"role": "user", "text": "hi"}])
+    with open(path, "a") as out:
+        out.write('{"role": "robot", "text": "beep"}\n')
+    refused = _run(["ingest", path], env)
+    assert refused.returncode == 1
+    assert "bad.jsonl: Line 2: role must be 'user' or 'assistant'" in refused.stderr
+    assert json.loads(_run(["memory", "--json"], env).stdout)["rounds_total"] == 0
