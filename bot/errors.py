@@ -19,7 +19,3 @@ class InputRejected(UserFacingError):
 
 class ModelUnavailable(UserFacingError):
     """The language model could not be reached or failed to answer."""
-
-
-class StorageError(CompanionError):
-    """A store failed; callers decide what the user is told."""
