@@ -94,7 +94,7 @@ async def open_companion(
     async with AsyncExitStack() as stack:
         data_dir = settings.resolved_data_dir
         data_dir.mkdir(parents=True, exist_ok=True)
-        personas = _personas(settings.personas_dir)
+        personas = _personas(settings.personas_dir, settings.chat.persona)
         engine = await _open_sql(settings, stack)
         embedder = await _open_embedder(settings, stack)
         client = await _open_vector_client(settings, data_dir)
@@ -149,6 +149,7 @@ def build_worker(
         summarizer=build_summarizer(settings, model, embedder),
         labels=LabelResolver(embedder, memory.label_similarity),
         personas=personas,
+        default_persona=settings.chat.persona,
         user_name=settings.chat.user_name,
         cadence=Cadence(memory.summarize_every, memory.merge_at),
     )
@@ -251,8 +252,14 @@ def _api_key(env_name: str, base_url: str, section: str) -> str:
     return "not-needed"  # local servers (Ollama, llama.cpp, vLLM) accept any key
 
 
-def _personas(directory: Path | None) -> dict[str, Persona]:
+def _personas(directory: Path | None, default: str) -> dict[str, Persona]:
     try:
-        return load_personas(directory or PACKAGED_DIR)
+        personas = load_personas(directory or PACKAGED_DIR)
     except PersonaError as error:
         raise ConfigError(str(error)) from error
+    if default not in personas:
+        raise ConfigError(
+            f"Invalid setting 'chat.persona': no persona named '{default}' "
+            f"(known: {', '.join(sorted(personas))})"
+        )
+    return personas

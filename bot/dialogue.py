@@ -87,11 +87,6 @@ class Dialogue:
     ) -> None:
         """`on_round_stored(user_id, rounds_waiting)` runs after every stored round: the hook
         for memory upkeep, which must return at once."""
-        if chat.persona not in personas:
-            raise UserFacingError(
-                f"Invalid setting 'chat.persona': no persona named '{chat.persona}' "
-                f"(known: {', '.join(sorted(personas))})"
-            )
         self._rounds = rounds
         self._topics = topics
         self._profiles = profiles

@@ -60,6 +60,7 @@ class MemoryWorker:
         summarizer: Summarizer,
         labels: LabelResolver,
         personas: dict[str, Persona],
+        default_persona: str,
         user_name: str,
         cadence: Cadence,
     ) -> None:
@@ -70,6 +71,7 @@ class MemoryWorker:
         self._labels = labels
         self._personas = personas
         self._user_name = user_name
+        self._default_persona = personas[default_persona]
         self.cadence = cadence
         self._tasks: set[asyncio.Task[SweepReport]] = set()
         self._busy: dict[str, int] = {}
@@ -211,7 +213,7 @@ class MemoryWorker:
         return Voices(user=self._user_name, companion=name)
 
     def _default_companion(self) -> str:
-        return next(iter(self._personas.values())).display_name
+        return self._default_persona.display_name
 
     async def wait_idle(self) -> None:
         """Wait for the upkeep started in the background by stored rounds."""

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from bot.app import build_chat_model
+from bot.app import build_chat_model, open_companion
 from bot.errors import ConfigError
 from bot.settings import Settings, load_settings
 
@@ -110,3 +110,10 @@ def test_openai_without_a_key_fails_at_start_naming_the_variable(
         build_chat_model(settings.llm)
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     assert build_chat_model(settings.llm).name == "gpt-4o-mini"
+
+
+async def test_an_unknown_default_persona_is_named_at_start(tmp_path: Path) -> None:
+    settings = load_settings(None, data_dir=str(tmp_path), chat={"persona": "pirate"})
+    with pytest.raises(ConfigError, match=r"'chat\.persona': no persona named 'pirate'"):
+        async with open_companion(settings):
+            pass
