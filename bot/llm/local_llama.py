@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import AsyncGenerator, Iterator, Sequence
+from contextlib import aclosing, closing
 from pathlib import Path
 from typing import Any
 
@@ -44,8 +45,11 @@ class LocalLlama:
         async with self._lock:
             if self._llama is None:
                 self._llama = await asyncio.to_thread(self._load)
-            async for piece in self._generate(list(messages)):
-                yield piece
+            # aclosing: the generation must stop before the lock is released, not when the
+            # garbage collector gets to it; two generations on one llama context abort.
+            async with aclosing(self._generate(list(messages))) as pieces:
+                async for piece in pieces:
+                    yield piece
 
     def _load(self) -> Any:
         try:
@@ -75,10 +79,14 @@ class LocalLlama:
 
         def produce() -> None:
             try:
-                for piece in self._pieces(messages):
-                    if stop.is_set():
-                        break
-                    loop.call_soon_threadsafe(queue.put_nowait, piece)
+                # closing(): a generation stopped early is closed here, in this thread, before
+                # the lock is released; a half-run one left to the garbage collector aborts
+                # llama.cpp when the next generation starts.
+                with closing(self._pieces(messages)) as pieces:
+                    for piece in pieces:
+                        if stop.is_set():
+                            break
+                        loop.call_soon_threadsafe(queue.put_nowait, piece)
             except Exception as error:  # handed to the event loop, raised there
                 loop.call_soon_threadsafe(queue.put_nowait, error)
             finally:
@@ -102,10 +110,11 @@ class LocalLlama:
             max_tokens=self._max_tokens,
             repeat_penalty=1.15,
         )
-        for chunk in chunks:
-            piece = chunk["choices"][0]["delta"].get("content")
-            if piece:
-                yield piece
+        with closing(chunks):
+            for chunk in chunks:
+                piece = chunk["choices"][0]["delta"].get("content")
+                if piece:
+                    yield piece
 
     async def aclose(self) -> None:
         async with self._lock:
