@@ -18,19 +18,21 @@ class LabelResolver:
         self._similarity = similarity
 
     async def keys_for(self, labels: Sequence[str], existing: Sequence[str]) -> list[str]:
+        candidates = [label_key(label) or "life" for label in labels]
+        texts = list(dict.fromkeys([*existing, *candidates]))
+        vectors = dict(zip(texts, np.array(await self._embedder.embed(texts)), strict=True))
         known = list(existing)
         keys = []
-        for label in labels:
-            key = await self._resolve(label_key(label) or "life", known)
+        for candidate in candidates:
+            key = self._resolve(candidate, known, vectors)
             if key not in known:
                 known.append(key)
             keys.append(key)
         return keys
 
-    async def _resolve(self, key: str, known: list[str]) -> str:
+    def _resolve(self, key: str, known: list[str], vectors: dict[str, np.ndarray]) -> str:
         if key in known or not known:
             return key
-        vectors = np.array(await self._embedder.embed([key, *known]))
-        scores = vectors[1:] @ vectors[0]
+        scores = np.array([vectors[k] for k in known]) @ vectors[key]
         best = int(np.argmax(scores))
         return known[best] if scores[best] >= self._similarity else key

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import and_, func, insert, or_, select, update
+from sqlalchemy import and_, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
@@ -248,11 +248,6 @@ class JobQueue:
             query = query.where(memory_jobs.c.user_id == user_id)
         async with self._engine.connect() as conn:
             return [_to_job(row) for row in (await conn.execute(query)).mappings()]
-
-    async def counts(self) -> dict[str, int]:
-        query = select(memory_jobs.c.status, func.count()).group_by(memory_jobs.c.status)
-        async with self._engine.connect() as conn:
-            return {status: int(n) for status, n in (await conn.execute(query)).all()}
 
 
 def _digest(*parts: str) -> str:

@@ -9,7 +9,7 @@ from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from jobs.queue import Job, JobQueue
-from memory.sql.rounds import _to_round
+from memory.sql.rounds import to_round
 from memory.sql.tables import rounds, topics
 from memory.sql.topic_rows import ACTIVE, MERGED, to_topic, topic_row
 from memory.types import Round, Topic
@@ -36,7 +36,7 @@ class TopicWrites:
             .order_by(rounds.c.id)
         )
         async with self._engine.connect() as conn:
-            return [_to_round(row) for row in (await conn.execute(query)).mappings()]
+            return [to_round(row) for row in (await conn.execute(query)).mappings()]
 
     async def commit_summary(self, job: Job, read: Sequence[Round], new_topics: Sequence[Topic],
                              keys: Sequence[str]) -> None:

@@ -36,7 +36,7 @@ class SQLRoundStore:
         async with self._engine.begin() as conn:
             result = await conn.execute(insert(rounds).values(**values))
         round_id = result.inserted_primary_key[0]
-        return _to_round({"id": round_id, **values})
+        return to_round({"id": round_id, **values})
 
     async def finish_round(self, round_id: int, reply: str) -> int:
         return await self._close(round_id, reply, RoundStatus.ANSWERED)
@@ -87,7 +87,7 @@ class SQLRoundStore:
         query = query.order_by(rounds.c.id.desc()).limit(limit)
         async with self._engine.connect() as conn:
             rows = (await conn.execute(query)).mappings().all()
-        return [_to_round(row) for row in reversed(rows)]
+        return [to_round(row) for row in reversed(rows)]
 
     async def count_rounds(self, user_id: str) -> int:
         query = select(func.count()).select_from(rounds).where(rounds.c.user_id == user_id)
@@ -130,7 +130,7 @@ async def add_pending_rounds(conn: AsyncConnection, user_id: str, count: int) ->
     return int((await conn.execute(query)).scalar_one())
 
 
-def _to_round(row: Any) -> Round:
+def to_round(row: Any) -> Round:
     return Round(
         id=int(row["id"]),
         user_id=row["user_id"],
