@@ -19,6 +19,8 @@ class LabelResolver:
 
     async def keys_for(self, labels: Sequence[str], existing: Sequence[str]) -> list[str]:
         candidates = [label_key(label) or "life" for label in labels]
+        if all(key in existing for key in candidates):
+            return candidates  # nothing new to compare: no embedding needed
         texts = list(dict.fromkeys([*existing, *candidates]))
         vectors = dict(zip(texts, np.array(await self._embedder.embed(texts)), strict=True))
         known = list(existing)
