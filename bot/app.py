@@ -17,7 +17,10 @@ from openai import AsyncOpenAI
 from sqlalchemy.exc import ArgumentError, DBAPIError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from bot.access import AccessPolicy
 from bot.commands import Commands
+from bot.commands.admin import AdminCommands
+from bot.commands.user import UserCommands
 from bot.dialogue import Dialogue
 from bot.errors import ConfigError
 from bot.llm.base import ChatMessage, ChatModel
@@ -45,7 +48,9 @@ from memory.sql.engine import open_engine
 from memory.sql.migrations import migrate
 from memory.sql.profiles import SQLProfileStore
 from memory.sql.rounds import SQLRoundStore
+from memory.sql.stats import memory_stats
 from memory.sql.topic_rows import SQLTopicRows
+from memory.sql.user_export import UserExport
 from memory.topics import IndexedTopicStore
 from memory.types import Recall, ScoredTopic, Topic
 from memory.vectors import ChromaIndex, open_client
@@ -64,6 +69,7 @@ class Companion:
     model: ChatModel
     commands: Commands
     worker: MemoryWorker
+    access: AccessPolicy
 
     async def add_topic(self, user_id: str, label: str, description: str) -> Topic:
         """Store a topic description for a user (Python API)."""
@@ -122,8 +128,22 @@ async def open_companion(
             chat=settings.chat,
             on_round_stored=worker.round_stored,
         )
-        commands = Commands(dialogue, rounds, topics)
-        yield Companion(settings, dialogue, rounds, topics, embedder, model, commands, worker)
+        access = AccessPolicy.from_settings(settings)
+        commands = Commands(
+            dialogue,
+            UserCommands(dialogue, rounds, topics, UserExport(engine)),
+            AdminCommands(
+                dialogue=dialogue,
+                rounds=rounds,
+                topics=topics,
+                worker=worker,
+                stats=lambda: memory_stats(engine),
+            ),
+            access,
+        )
+        yield Companion(
+            settings, dialogue, rounds, topics, embedder, model, commands, worker, access
+        )
 
 
 def build_worker(

@@ -86,11 +86,17 @@ async def _messages(message: str) -> AsyncIterator[str]:
 
 async def _say_one(companion: Companion, user_id: str, text: str) -> bool:
     from bot.commands import is_command
+    from bot.commands.replies import save_attachment
     from bot.dialogue import Delta, Failed, Finished, Refused
     from bot.inbound import Incoming
 
     if is_command(text):
-        click.echo(await companion.commands.run(user_id, text))
+        answer = await companion.commands.run(user_id, text)
+        click.echo(answer.text)
+        if answer.attachment is not None:
+            folder = companion.settings.resolved_data_dir / "exports"
+            path = await asyncio.to_thread(save_attachment, answer.attachment, folder)
+            click.echo(f"Saved to {path}")
         return True
     started = False
     async with aclosing(companion.dialogue.respond(Incoming(user_id, text))) as events:

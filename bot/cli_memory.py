@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from bot.cli_common import load_cli_settings, run_with_companion, user_option
+from bot.commands.replies import job_line, sweep_line
 from bot.errors import InputRejected
 
 if TYPE_CHECKING:
@@ -93,11 +94,7 @@ def jobs(ctx: click.Context, show_all: bool) -> None:
     if not found:
         click.echo("No memory jobs waiting, running or failed.")
     for job in found:
-        what = (f"rounds {job.first_round_id}-{job.last_round_id}" if job.kind == "summarize"
-                else f"label '{job.label_key}' ({len(job.topic_ids)} descriptions)")
-        error = f"  last error: {job.last_error}" if job.last_error else ""
-        click.echo(f"#{job.id} {job.status:<8} {job.kind:<9} {job.user_id}  {what}  "
-                   f"attempts={job.attempts}{error}")
+        click.echo(job_line(job))
 
 
 @memory.command()
@@ -151,8 +148,7 @@ def sweep(ctx: click.Context) -> None:
 
 
 def _print_report(report: SweepReport) -> None:
-    click.echo(f"summarized {report.summarized} windows, merged {report.merged} labels, "
-               f"{report.failed} failed (retried later), {report.reindexed} index repairs")
+    click.echo(sweep_line(report))
 
 
 @click.command()

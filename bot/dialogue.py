@@ -71,7 +71,7 @@ ReplyEvent = Recalled | Delta | Finished | Failed | Refused
 
 class Dialogue:
     """Answers messages from memory. One user's messages are answered in order (a lock per
-    conversation); different conversations run concurrently."""
+    user); different users are answered concurrently."""
 
     def __init__(
         self,
@@ -102,7 +102,7 @@ class Dialogue:
 
     async def respond(self, incoming: Incoming) -> AsyncGenerator[ReplyEvent, None]:
         """Store the message, recall memories, stream the reply, store it."""
-        async with self.conversation_lock(incoming.conversation):
+        async with self.user_lock(incoming.user_id):
             try:
                 text = clean_message(incoming.text, self._chat.max_message_chars)
             except InputRejected as rejection:
@@ -129,9 +129,10 @@ class Dialogue:
                 async for event in events:
                     yield event
 
-    def conversation_lock(self, conversation: str) -> asyncio.Lock:
-        """The lock that keeps one conversation's messages and commands in order."""
-        return self._locks.setdefault(conversation, asyncio.Lock())
+    def user_lock(self, user_id: str) -> asyncio.Lock:
+        """The lock that keeps one user's messages and commands in order, in every chat: the
+        memory is the user's, so a reply in one chat must see the round just said in another."""
+        return self._locks.setdefault(user_id, asyncio.Lock())
 
     def forget_last_recall(self, user_id: str) -> None:
         self._last_recall.pop(user_id, None)

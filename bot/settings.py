@@ -77,6 +77,26 @@ class VectorSettings(_Section):
     collection: str = Field("topics", pattern=r"^[a-zA-Z0-9][a-zA-Z0-9_-]{1,40}$")
 
 
+class AccessSettings(_Section):
+    allow_users: tuple[str, ...] = ()
+    block_users: tuple[str, ...] = ()
+    messages_per_minute: int = Field(20, ge=1, le=10_000)
+    terminal_admins: tuple[str, ...] = ("local",)
+
+
+class TelegramSettings(_Section):
+    admin_ids: tuple[int, ...] = ()
+    allowed_chats: tuple[int, ...] = ()
+    base_url: str = "https://api.telegram.org/bot"
+    edit_interval_seconds: float = Field(1.0, ge=0.0)
+
+
+class DiscordSettings(_Section):
+    admin_ids: tuple[int, ...] = ()
+    allowed_channels: tuple[int, ...] = ()
+    edit_interval_seconds: float = Field(1.0, ge=0.0)
+
+
 class Settings(BaseSettings):
     """Everything Companion can be told; built once at start and never changed."""
 
@@ -96,6 +116,9 @@ class Settings(BaseSettings):
     memory: MemorySettings = MemorySettings()
     sql: SQLSettings = SQLSettings()
     vector: VectorSettings = VectorSettings()
+    access: AccessSettings = AccessSettings()
+    telegram: TelegramSettings = TelegramSettings()
+    discord: DiscordSettings = DiscordSettings()
 
     @field_validator("data_dir", "personas_dir", mode="before")
     @classmethod

@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import json
+
 from bot.app import Companion
 from bot.inbound import Incoming
 from tests.fakes.openai_server import ScriptedLLM
+
+
+async def _run(companion: Companion, user: str, text: str) -> str:
+    return (await companion.commands.run(user, text)).text
 
 
 async def _chat(companion: Companion, user: str, text: str) -> None:
@@ -15,7 +21,7 @@ async def _chat(companion: Companion, user: str, text: str) -> None:
 async def test_topics_lists_mine_with_short_ids(companion: Companion) -> None:
     mine = await companion.add_topic("ana", "hobbies", "The host plays table tennis.")
     await companion.add_topic("ben", "work", "The host is a baker.")
-    listed = await companion.commands.run("ana", "/topics")
+    listed = await _run(companion, "ana", "/memories")
     assert f"[{mine.id[:8]}] hobbies: The host plays table tennis." in listed
     assert "baker" not in listed
 
@@ -23,7 +29,7 @@ async def test_topics_lists_mine_with_short_ids(companion: Companion) -> None:
 async def test_forget_one_topic_by_id(companion: Companion) -> None:
     hobby = await companion.add_topic("ana", "hobbies", "The host plays table tennis.")
     await companion.add_topic("ana", "work", "The host is a nurse.")
-    assert await companion.commands.run("ana", f"/forget {hobby.id[:8]}") == (
+    assert await _run(companion, "ana", f"/forget {hobby.id[:8]}") == (
         f"Forgotten: [{hobby.id[:8]}] hobbies"
     )
     assert [t.label for t in await companion.topics.list_topics("ana")] == ["work"]
@@ -32,7 +38,7 @@ async def test_forget_one_topic_by_id(companion: Companion) -> None:
 
 async def test_forget_cannot_reach_another_users_topic(companion: Companion) -> None:
     bens = await companion.add_topic("ben", "work", "The host is a baker.")
-    answer = await companion.commands.run("ana", f"/forget {bens.id[:8]}")
+    answer = await _run(companion, "ana", f"/forget {bens.id[:8]}")
     assert answer.startswith("No topic has the id")
     assert await companion.topics.count("ben") == 1
 
@@ -43,7 +49,7 @@ async def test_forget_all_clears_rounds_and_topics_of_that_user_only(
     for user in ("ana", "ben"):
         await companion.add_topic(user, "hobbies", "The host plays table tennis.")
         await _chat(companion, user, "I love table tennis")
-    answer = await companion.commands.run("ana", "/forget all")
+    answer = await _run(companion, "ana", "/forget all")
     assert answer == "Forgotten: 1 rounds and 1 topics. We start afresh."
     assert await companion.rounds.count_rounds("ana") == 0
     assert await companion.topics.count("ana") == 0
@@ -55,16 +61,71 @@ async def test_forget_all_clears_rounds_and_topics_of_that_user_only(
 async def test_why_names_the_memories_behind_the_last_reply(
     companion: Companion, llm: ScriptedLLM
 ) -> None:
-    assert "not replied to you yet" in await companion.commands.run("ana", "/why")
+    assert "not replied to you yet" in await _run(companion, "ana", "/why")
     hobby = await companion.add_topic("ana", "hobbies", "The host plays table tennis.")
     await _chat(companion, "ana", "hello")
     await _chat(companion, "ana", "Which sport do I play?")
-    why = await companion.commands.run("ana", "/why")
+    why = await _run(companion, "ana", "/why")
     assert "Recency: 1 recent rounds" in why
     assert f"[{hobby.id[:8]}] hobbies" in why.split("Relevance:")[1].split("Latest")[0]
 
 
 async def test_unknown_command_and_bad_usage_get_help(companion: Companion) -> None:
-    assert "Unknown command /dance" in await companion.commands.run("ana", "/dance")
-    assert "Usage: /forget" in await companion.commands.run("ana", "/forget")
-    assert "no persona called 'pirate'" in await companion.commands.run("ana", "/persona pirate")
+    assert "Unknown command /dance" in await _run(companion, "ana", "/dance")
+    assert "Usage: /forget" in await _run(companion, "ana", "/forget")
+    assert "no persona called 'pirate'" in await _run(companion, "ana", "/persona pirate")
+
+
+async def test_memories_is_also_known_as_topics(companion: Companion) -> None:
+    await companion.add_topic("ana", "hobbies", "The host plays table tennis.")
+    assert await _run(companion, "ana", "/topics") == await _run(companion, "ana", "/memories")
+
+
+async def test_commands_addressed_to_a_bot_by_name_work(companion: Companion) -> None:
+    # Telegram groups send "/help@botname"; quotes and stray quotes are tolerated.
+    assert (await _run(companion, "ana", "/help@companion_bot")).startswith("Commands:")
+    assert "no persona called" in await _run(companion, "ana", "/persona \"pirate")
+
+
+async def test_export_is_a_json_file_of_all_my_data_and_only_mine(
+    companion: Companion, llm: ScriptedLLM
+) -> None:
+    await companion.add_topic("ana", "hobbies", "The host plays table tennis.")
+    await companion.add_topic("ben", "work", "The host is a baker.")
+    llm.enqueue("Table tennis is great!")
+    await _chat(companion, "ana", "I love table tennis 🏓")
+    await _chat(companion, "ben", "I bake bread")
+    answer = await companion.commands.run("ana", "/export")
+    assert answer.text.startswith("Here is everything I store about you: 1 rounds and 1 topic")
+    assert answer.attachment is not None
+    assert answer.attachment.filename.endswith(".json")
+    data = json.loads(answer.attachment.content)
+    assert data["user_id"] == "ana"
+    assert [(r["message"], r["reply"]) for r in data["rounds"]] == [
+        ("I love table tennis 🏓", "Table tennis is great!")
+    ]
+    assert [t["description"] for t in data["topics"]] == ["The host plays table tennis."]
+    assert "baker" not in answer.attachment.content.decode()
+    assert "bread" not in answer.attachment.content.decode()
+
+
+async def test_after_forget_all_export_shows_nothing(
+    companion: Companion, llm: ScriptedLLM
+) -> None:
+    await companion.add_topic("ana", "hobbies", "The host plays table tennis.")
+    await _chat(companion, "ana", "I love table tennis")
+    await _run(companion, "ana", "/forget all")
+    data = json.loads((await companion.commands.run("ana", "/export")).attachment.content)
+    assert (data["rounds"], data["topics"]) == ([], [])
+    assert await companion.search_topics("ana", "table tennis") == []
+
+
+async def test_memory_commands_are_not_answered_where_others_read_along(
+    companion: Companion,
+) -> None:
+    await companion.add_topic("ana", "health", "The host has asthma.")
+    for command in ("/memories", "/why", "/export", "/forget all", "/admin stats"):
+        answer = await companion.commands.run("ana", command, private=False)
+        assert answer.text.startswith("For your privacy") and answer.attachment is None
+    assert await companion.topics.count("ana") == 1
+    assert "Personas" in (await companion.commands.run("ana", "/persona", private=False)).text

@@ -155,7 +155,7 @@ async def test_persona_choice_is_remembered_across_restarts(
 ) -> None:
     settings = make_settings(tmp_path, llm)
     async with open_companion(settings) as companion:
-        answer = await companion.commands.run("ana", "/persona coach")
+        answer = (await companion.commands.run("ana", "/persona coach")).text
         assert "Switched to Sam" in answer
     async with open_companion(settings) as companion:
         await _talk(companion, "ana", "hello")

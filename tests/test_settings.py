@@ -34,7 +34,9 @@ def _defaults(model: type[BaseModel], prefix: str = "") -> dict[str, Any]:
         if isinstance(annotation, type) and issubclass(annotation, BaseModel):
             flat.update(_defaults(annotation, f"{prefix}{name}."))
         else:
-            flat[f"{prefix}{name}"] = field.default
+            # TOML has arrays where the settings keep immutable tuples.
+            default = field.default
+            flat[f"{prefix}{name}"] = list(default) if isinstance(default, tuple) else default
     return flat
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -147,3 +148,25 @@ async def test_brackets_in_memories_are_shown_as_typed(tmp_path: Path, llm: Scri
         panel = _text(app.query_one(MemoryPanel))
         assert "[/b] odd [label]" in panel
         assert app.query(CompanionMessage).last().reply == "Happy to chat with you!"
+
+
+async def test_export_saves_the_file_and_admin_is_for_terminal_admins(
+    tmp_path: Path, llm: ScriptedLLM
+) -> None:
+    settings = make_settings(tmp_path, llm, access={"terminal_admins": ["boss"]})
+    app = _app(settings, user="ana")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await _ready(pilot)
+        await _send(pilot, "hello")
+        await _send(pilot, "/export")
+        note = _text(app.query(Note).last())
+        saved = Path(note.split("Saved to ")[1].strip())
+        assert saved.parent == settings.resolved_data_dir / "exports"
+        assert [r["message"] for r in json.loads(saved.read_text())["rounds"]] == ["hello"]
+        await _send(pilot, "/admin stats")
+        assert "only for this bot's admins" in _text(app.query(Note).last())
+    boss = _app(settings, user="boss")
+    async with boss.run_test(size=(120, 36)) as pilot:
+        await _ready(pilot)
+        await _send(pilot, "/admin stats")
+        assert "Users: 1" in _text(boss.query(Note).last())

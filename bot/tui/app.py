@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, aclosing
@@ -13,6 +14,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Footer, Header, Input, Static
 
 from bot.commands import is_command
+from bot.commands.replies import save_attachment
 from bot.dialogue import Delta, Failed, Recalled, Refused
 from bot.errors import UserFacingError
 from bot.inbound import Incoming
@@ -99,7 +101,12 @@ class CompanionApp(App[None]):
         assert self.companion is not None
         await self._add(UserMessage(f"You: {text}", markup=False))
         try:
-            answer = await self.companion.commands.run(self._user_id, text)
+            reply = await self.companion.commands.run(self._user_id, text)
+            answer = reply.text
+            if reply.attachment is not None:
+                folder = self.companion.settings.resolved_data_dir / "exports"
+                path = await asyncio.to_thread(save_attachment, reply.attachment, folder)
+                answer += f"\nSaved to {path}"
         except Exception:  # the frontend boundary: say so, keep the app alive
             log.exception("Command %r failed for %s", text, self._user_id)
             answer = "That command failed on my side; nothing was changed. See the log."

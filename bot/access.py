@@ -1,0 +1,74 @@
+"""Who may chat, who may run admin commands, and how fast one user may send."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from enum import Enum
+
+from aiolimiter import AsyncLimiter
+
+from bot.settings import Settings
+
+log = logging.getLogger(__name__)
+
+
+class Admission(Enum):
+    """What to do with a message, before anything is stored."""
+
+    ACCEPT = "accept"
+    NOT_ALLOWED = "not allowed"  # an allowlist is set and the user is not on it: say so once
+    BLOCKED = "blocked"  # ignored without a reply: an abuser gets nothing back
+    TOO_FAST = "too fast"
+
+
+class AccessPolicy:
+    """Allowlist, blocklist, admins and a per-user rate limit. User ids are qualified by
+    platform ("telegram:42" is not "discord:42")."""
+
+    def __init__(
+        self,
+        *,
+        admins: Iterable[str],
+        allow: Iterable[str] = (),
+        block: Iterable[str] = (),
+        messages_per_minute: int = 20,
+    ) -> None:
+        self._admins = frozenset(admins)
+        self._allow = frozenset(allow)
+        self._block = frozenset(block)
+        self.messages_per_minute = messages_per_minute
+        self._limiters: dict[str, AsyncLimiter] = {}
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> AccessPolicy:
+        admins = [
+            *settings.access.terminal_admins,
+            *(f"telegram:{user}" for user in settings.telegram.admin_ids),
+            *(f"discord:{user}" for user in settings.discord.admin_ids),
+        ]
+        return cls(
+            admins=admins,
+            allow=settings.access.allow_users,
+            block=settings.access.block_users,
+            messages_per_minute=settings.access.messages_per_minute,
+        )
+
+    def is_admin(self, user_id: str) -> bool:
+        return user_id in self._admins
+
+    async def admit(self, user_id: str) -> Admission:
+        """Check a message of `user_id` against the lists, then count it against the rate."""
+        if user_id in self._block:
+            log.info("Ignored a message from blocked user %s", user_id)
+            return Admission.BLOCKED
+        if self._allow and user_id not in self._allow and user_id not in self._admins:
+            log.info("Refused a message from %s, who is not on the allowlist", user_id)
+            return Admission.NOT_ALLOWED
+        limiter = self._limiters.setdefault(
+            user_id, AsyncLimiter(self.messages_per_minute, time_period=60)
+        )
+        if not limiter.has_capacity():
+            return Admission.TOO_FAST
+        await limiter.acquire()  # there is capacity, so this returns at once
+        return Admission.ACCEPT

@@ -1,0 +1,106 @@
+"""The commands every user has, about their own memory only."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+
+from bot.commands.replies import (
+    Attachment,
+    CommandReply,
+    describe_recall,
+    short_id,
+    topic_line,
+)
+from bot.dialogue import Dialogue
+from bot.errors import UserFacingError
+from memory.protocols import RoundStore, TopicStore
+from memory.sql.user_export import UserExport
+from memory.types import Topic
+
+USER_HELP = """Commands:
+/help                 this list
+/persona [name]       show the personas, or switch to one (remembered)
+/memories             the topics I remember about you, with their ids
+/forget <id>          forget one topic (use the id from /memories)
+/forget all           forget everything: our rounds and all your topics
+/export               all I store about you, as a JSON file
+/why                  the memories behind my last reply"""
+
+
+class UserCommands:
+    """Each method answers one command for `user_id`, touching only that user's data."""
+
+    def __init__(
+        self, dialogue: Dialogue, rounds: RoundStore, topics: TopicStore, exports: UserExport
+    ) -> None:
+        self._dialogue = dialogue
+        self._rounds = rounds
+        self._topics = topics
+        self._exports = exports
+
+    async def persona(self, user_id: str, args: list[str]) -> CommandReply:
+        if args:
+            persona = await self._dialogue.set_persona(user_id, args[0].lower())
+            return CommandReply(
+                f"Switched to {persona.display_name} ({persona.name}).\n{persona.greeting}"
+            )
+        current = await self._dialogue.persona_for(user_id)
+        lines = [f"Talking to {current.display_name} ({current.name}). Personas:"]
+        for persona in self._dialogue.personas.values():
+            mark = "*" if persona.name == current.name else " "
+            lines.append(f"{mark} {persona.name:<12} {persona.display_name}: {persona.style_notes}")
+        lines.append("Switch with /persona <name>.")
+        return CommandReply("\n".join(lines))
+
+    async def memories(self, user_id: str, args: list[str]) -> CommandReply:
+        topics = await self._topics.list_topics(user_id)
+        if not topics:
+            return CommandReply(
+                "I have no topics about you yet. They are summarized from our chats over time."
+            )
+        return CommandReply("Your topics:\n" + "\n".join(topic_line(t) for t in topics))
+
+    async def forget(self, user_id: str, args: list[str]) -> CommandReply:
+        if not args:
+            return CommandReply("Usage: /forget <id> or /forget all")
+        return CommandReply(await forget_memories(self._dialogue, self._rounds, self._topics,
+                                                  user_id, args[0]))
+
+    async def export(self, user_id: str, args: list[str]) -> CommandReply:
+        data = await self._exports.export(user_id)
+        stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+        content = json.dumps(data, ensure_ascii=False, indent=2).encode("utf-8")
+        return CommandReply(
+            f"Here is everything I store about you: {len(data['rounds'])} rounds and "
+            f"{len(data['topics'])} topic descriptions.",
+            Attachment(f"companion-export-{stamp}.json", content),
+        )
+
+    async def why(self, user_id: str, args: list[str]) -> CommandReply:
+        recall = self._dialogue.last_recall(user_id)
+        if recall is None:
+            return CommandReply("I have not replied to you yet in this session.")
+        return CommandReply(describe_recall(recall))
+
+
+async def forget_memories(
+    dialogue: Dialogue, rounds: RoundStore, topics: TopicStore, user_id: str, what: str
+) -> str:
+    """Forget one topic by id prefix, or everything with "all", from SQL and the vector index."""
+    if what.lower() == "all":
+        topic_count = await topics.forget(user_id)
+        round_count = await rounds.forget_rounds(user_id)
+        dialogue.forget_last_recall(user_id)
+        return f"Forgotten: {round_count} rounds and {topic_count} topics. We start afresh."
+    topic = await _find_topic(topics, user_id, what)
+    await topics.forget(user_id, topic.id)
+    return f"Forgotten: [{short_id(topic.id)}] {topic.label}"
+
+
+async def _find_topic(topics: TopicStore, user_id: str, prefix: str) -> Topic:
+    matches = [t for t in await topics.list_topics(user_id) if t.id.startswith(prefix)]
+    if len(matches) != 1:
+        problem = "No topic" if not matches else "More than one topic"
+        raise UserFacingError(f"{problem} has the id '{prefix}'. See /memories.")
+    return matches[0]

@@ -1,0 +1,63 @@
+"""Everything stored about one user, as plain data: what `/export` hands them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from memory.sql.engine import as_utc, utcnow
+from memory.sql.tables import profiles, rounds, topics
+
+
+class UserExport:
+    """Reads one user's rows from every table that holds them; every query filters by user."""
+
+    def __init__(self, engine: AsyncEngine) -> None:
+        self._engine = engine
+
+    async def export(self, user_id: str) -> dict[str, Any]:
+        async with self._engine.connect() as conn:
+            persona = (await conn.execute(
+                select(profiles.c.persona).where(profiles.c.user_id == user_id)
+            )).scalar_one_or_none()
+            round_rows = (await conn.execute(
+                select(rounds).where(rounds.c.user_id == user_id).order_by(rounds.c.id)
+            )).mappings().all()
+            topic_rows = (await conn.execute(
+                select(topics).where(topics.c.user_id == user_id).order_by(topics.c.created_at)
+            )).mappings().all()
+        return {
+            "user_id": user_id,
+            "exported_at": as_utc(utcnow()).isoformat(),
+            "persona": persona,
+            "rounds": [_round(row) for row in round_rows],
+            "topics": [_topic(row) for row in topic_rows],
+        }
+
+
+def _round(row: Any) -> dict[str, Any]:
+    return {
+        "id": int(row["id"]),
+        "at": as_utc(row["created_at"]).isoformat(),
+        "chat": row["conversation_id"],
+        "persona": row["persona"],
+        "status": row["status"],
+        "message": row["user_text"],
+        "reply": row["reply_text"],
+    }
+
+
+def _topic(row: Any) -> dict[str, Any]:
+    # Merged descriptions are kept as the history of the topic they became; they are data
+    # about the user too, so they are exported with their status.
+    return {
+        "id": row["id"],
+        "label": row["label"],
+        "description": row["description"],
+        "status": row["status"],
+        "merged_into": row["merged_into"],
+        "created_at": as_utc(row["created_at"]).isoformat(),
+        "updated_at": as_utc(row["updated_at"]).isoformat(),
+    }

@@ -1,0 +1,35 @@
+"""Who may chat and how fast: allowlist, blocklist, admins and the per-user rate limit."""
+
+from __future__ import annotations
+
+from bot.access import AccessPolicy, Admission
+from bot.settings import load_settings
+
+
+async def test_a_user_over_the_rate_is_told_to_slow_down_and_others_are_not() -> None:
+    policy = AccessPolicy(admins=[], messages_per_minute=3)
+    assert [await policy.admit("telegram:1") for _ in range(4)] == [
+        Admission.ACCEPT, Admission.ACCEPT, Admission.ACCEPT, Admission.TOO_FAST
+    ]
+    assert await policy.admit("telegram:2") == Admission.ACCEPT
+    assert await policy.admit("discord:1") == Admission.ACCEPT  # the same number elsewhere
+
+
+async def test_blocked_users_are_ignored_and_an_allowlist_keeps_strangers_out() -> None:
+    policy = AccessPolicy(admins=["discord:9"], allow=["telegram:1"], block=["telegram:2"])
+    assert await policy.admit("telegram:2") == Admission.BLOCKED
+    assert await policy.admit("telegram:1") == Admission.ACCEPT
+    assert await policy.admit("telegram:3") == Admission.NOT_ALLOWED
+    assert await policy.admit("discord:9") == Admission.ACCEPT  # admins are always let in
+
+
+def test_admins_come_from_each_platforms_ids_and_the_terminal_names() -> None:
+    settings = load_settings(
+        None, telegram={"admin_ids": [11]}, discord={"admin_ids": [22]},
+        access={"terminal_admins": ["me"]},
+    )
+    policy = AccessPolicy.from_settings(settings)
+    assert [policy.is_admin(u) for u in ("telegram:11", "discord:22", "me")] == [True] * 3
+    assert [policy.is_admin(u) for u in ("discord:11", "telegram:22", "11", "local")] == [
+        False
+    ] * 4
