@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import sys
 from collections.abc import AsyncIterator
 from contextlib import aclosing
@@ -113,6 +114,27 @@ async def _say_one(companion: Companion, user_id: str, text: str) -> bool:
                     click.echo(message, err=True)
                     return False
     return True
+
+
+@main.command()
+@click.option("--telegram", is_flag=True, help="Serve the Telegram bot ($TELEGRAM_BOT_TOKEN).")
+@click.option("--discord", is_flag=True, help="Serve the Discord bot ($DISCORD_BOT_TOKEN).")
+@click.pass_context
+def run(ctx: click.Context, telegram: bool, discord: bool) -> None:
+    """Serve the chat bots (and the memory sweep) until Ctrl+C or SIGTERM."""
+    from bot.errors import UserFacingError
+    from bot.serve import read_tokens, serve
+
+    settings = load_cli_settings(ctx)
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    # Opt in to PTB's coming timedelta durations (we read them either way) to skip its warning.
+    os.environ.setdefault("PTB_TIMEDELTA", "true")
+    try:
+        tokens = read_tokens(telegram=telegram, discord=discord)
+        asyncio.run(serve(settings, tokens))
+    except UserFacingError as error:
+        raise click.ClickException(str(error)) from error
 
 
 @main.command()

@@ -45,6 +45,7 @@ class ScriptedLLM:
     default: str = "Happy to chat with you!"
     # When set, unscripted replies are computed from the request body instead of `default`.
     responder: Callable[[dict[str, Any]], str] | None = None
+    delay: float = 0.0  # between the pieces of unscripted replies
     script: deque[Reply | Error] = field(default_factory=deque)
     requests: list[dict[str, Any]] = field(default_factory=list)
     in_flight: int = 0
@@ -57,6 +58,7 @@ class ScriptedLLM:
     def reset(self) -> None:
         self.default = ScriptedLLM.default
         self.responder = None
+        self.delay = 0.0
         self.script.clear()
         self.requests.clear()
         self.in_flight = self.max_in_flight = 0
@@ -72,7 +74,7 @@ class ScriptedLLM:
     def next_item(self, body: dict[str, Any]) -> Reply | Error:
         if self.script:
             return self.script.popleft()
-        return Reply(self.responder(body) if self.responder else self.default)
+        return Reply(self.responder(body) if self.responder else self.default, self.delay)
 
 
 def fake_vector(text: str, dimensions: int = 64) -> list[float]:

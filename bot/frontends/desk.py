@@ -1,0 +1,125 @@
+"""The front desk every chat platform hands its messages to: access and rate checks, commands,
+streamed replies, and the last word when something breaks."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from contextlib import aclosing
+
+from bot.access import AccessPolicy, Admission
+from bot.commands import Commands, is_command
+from bot.dialogue import Delta, Dialogue, Failed, Finished, Refused
+from bot.frontends.surface import Inbound, StreamedReply, Surface, send_text, typing_shown
+from bot.inbound import Incoming
+
+log = logging.getLogger(__name__)
+
+NOT_ALLOWED = "Sorry, this companion is private and not open to you."
+SLOW_DOWN = ("You are sending messages faster than I can keep up with (at most {n} a minute). "
+             "Please wait a moment, then go on.")
+BROKEN = "Sorry, something went wrong on my side. Your message is saved; please try again."
+
+
+class FrontDesk:
+    """Answers one inbound message on its surface. Different users are served concurrently; one
+    user's messages wait for each other (the dialogue's lock), so a flood from one user never
+    delays anybody else."""
+
+    def __init__(
+        self,
+        dialogue: Dialogue,
+        commands: Commands,
+        access: AccessPolicy,
+    ) -> None:
+        self._dialogue = dialogue
+        self._commands = commands
+        self._access = access
+        self._warned_at: dict[str, float] = {}
+        self._in_flight: set[asyncio.Task[object]] = set()
+
+    @property
+    def busy(self) -> bool:
+        """True while a message is being answered."""
+        return bool(self._in_flight)
+
+    async def handle(self, inbound: Inbound, surface: Surface) -> None:
+        task = asyncio.current_task()
+        if task is not None:
+            self._in_flight.add(task)
+        try:
+            await self._handle(inbound, surface)
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # the platform boundary: log with context, tell the user, keep going
+            log.exception("Failed to answer %s in %s: %r", inbound.user_id, inbound.chat_id,
+                          inbound.text[:80])
+            await self._try_to_say(surface, BROKEN)
+        finally:
+            if task is not None:
+                self._in_flight.discard(task)
+
+    async def _handle(self, inbound: Inbound, surface: Surface) -> None:
+        admission = await self._access.admit(inbound.user_id)
+        if admission is Admission.BLOCKED:
+            return
+        if admission is Admission.NOT_ALLOWED:
+            await send_text(surface, NOT_ALLOWED)
+            return
+        if admission is Admission.TOO_FAST:
+            await self._slow_down(inbound.user_id, surface)
+            return
+        if is_command(inbound.text):
+            await self._command(inbound, surface)
+        else:
+            await self._reply(inbound, surface)
+
+    async def _slow_down(self, user_id: str, surface: Surface) -> None:
+        # Said once a minute at most: answering every message of a flood would be a flood too.
+        now = time.monotonic()
+        if now - self._warned_at.get(user_id, float("-inf")) >= 60:
+            self._warned_at[user_id] = now
+            await send_text(surface, SLOW_DOWN.format(n=self._access.messages_per_minute))
+
+    async def _command(self, inbound: Inbound, surface: Surface) -> None:
+        answer = await self._commands.run(inbound.user_id, inbound.text, private=inbound.private)
+        if answer.attachment is not None:
+            await surface.send_file(answer.text, answer.attachment)
+        else:
+            await send_text(surface, answer.text)
+
+    async def _reply(self, inbound: Inbound, surface: Surface) -> None:
+        reply = StreamedReply(surface)
+        incoming = Incoming(inbound.user_id, inbound.text, inbound.chat_id)
+        text = ""
+        async with typing_shown(surface), aclosing(self._dialogue.respond(incoming)) as events:
+            async for event in events:
+                match event:
+                    case Delta(piece):
+                        text += piece
+                        await reply.show(text)
+                    case Finished(whole):
+                        await reply.show(whole, final=True)
+                    case Failed(message) | Refused(message):
+                        # What streamed before the failure stays; the apology follows it.
+                        await reply.show(text, final=True)
+                        await send_text(surface, message)
+
+    async def _try_to_say(self, surface: Surface, text: str) -> None:
+        try:
+            await send_text(surface, text)
+        except Exception:  # the platform itself is failing; the log has the first error
+            log.warning("Could not tell the user that something went wrong", exc_info=True)
+
+    async def drain(self, grace_seconds: float) -> None:
+        """At shutdown: let replies in progress finish for a while, then cancel them (their
+        rounds are kept, marked failed)."""
+        pending = {task for task in self._in_flight if task is not asyncio.current_task()}
+        if not pending:
+            return
+        _, late = await asyncio.wait(pending, timeout=grace_seconds)
+        for task in late:
+            task.cancel()
+        if late:
+            await asyncio.wait(late, timeout=5)

@@ -1,0 +1,145 @@
+"""Discord: a discord.py bot that hands DMs, mentions and replies to the front desk."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import logging
+import re
+from typing import Any
+
+import discord
+from discord.ext import commands
+
+from bot.commands import Attachment
+from bot.errors import ConfigError
+from bot.frontends.desk import FrontDesk
+from bot.frontends.surface import Inbound
+from bot.settings import DiscordSettings
+
+log = logging.getLogger(__name__)
+
+MESSAGE_LIMIT = 2000
+NO_MENTIONS = discord.AllowedMentions.none()  # a reply never pings @everyone or anybody
+
+
+class DiscordChannel:
+    """A `Surface` for one Discord channel or DM. Discord renders Markdown itself and never
+    refuses it, so text goes out as written; discord.py retries 429s and 5xx by itself."""
+
+    limit = MESSAGE_LIMIT
+
+    def __init__(self, channel: discord.abc.Messageable, edit_interval: float = 1.0) -> None:
+        self.edit_interval = edit_interval
+        self._channel = channel
+
+    async def send(self, text: str) -> discord.Message:
+        return await self._channel.send(text, allowed_mentions=NO_MENTIONS)
+
+    async def edit(self, handle: discord.Message, text: str) -> discord.Message:
+        return await handle.edit(content=text, allowed_mentions=NO_MENTIONS)
+
+    async def send_file(self, text: str, attachment: Attachment) -> None:
+        file = discord.File(io.BytesIO(attachment.content), filename=attachment.filename)
+        await self._channel.send(text, file=file, allowed_mentions=NO_MENTIONS)
+
+    async def typing(self) -> None:
+        await self._channel.typing()
+
+
+def companion_intents() -> discord.Intents:
+    intents = discord.Intents.default()
+    intents.message_content = True  # privileged: switch it on in the developer portal
+    intents.dm_messages = True
+    intents.guild_messages = True
+    return intents
+
+
+class CompanionBot(commands.Bot):
+    """Answers every DM, and in server channels each message that mentions it or replies to
+    it. Our own command layer parses "/..." texts, so discord.py's command parser is unused."""
+
+    def __init__(
+        self,
+        desk: FrontDesk,
+        settings: DiscordSettings,
+        *,
+        intents: discord.Intents | None = None,
+    ) -> None:
+        super().__init__(
+            command_prefix=commands.when_mentioned,
+            help_command=None,
+            intents=intents or companion_intents(),
+            allowed_mentions=NO_MENTIONS,
+        )
+        self._desk = desk
+        self._settings = settings
+        self.receiving = True
+
+    async def on_message(self, message: discord.Message) -> None:
+        if message.author.bot or self.user is None or not self.receiving:
+            return
+        private = isinstance(message.channel, discord.DMChannel)
+        if not private and not self._addressed(message):
+            return
+        inbound = Inbound(
+            user_id=f"discord:{message.author.id}",
+            chat_id=f"discord:{message.channel.id}",
+            text=self._without_mention(message.content).strip(),
+            private=private,
+        )
+        channel = DiscordChannel(message.channel, self._settings.edit_interval_seconds)
+        await self._desk.handle(inbound, channel)
+
+    def _addressed(self, message: discord.Message) -> bool:
+        allowed = self._settings.allowed_channels
+        if allowed and message.channel.id not in allowed:
+            return False
+        if self.user in message.mentions:
+            return True
+        reference = message.reference
+        replied_to = reference.resolved if reference is not None else None
+        return isinstance(replied_to, discord.Message) and replied_to.author == self.user
+
+    def _without_mention(self, text: str) -> str:
+        assert self.user is not None
+        return re.sub(rf"<@!?{self.user.id}>", "", text)
+
+    async def on_error(self, event_method: str, /, *args: Any, **kwargs: Any) -> None:
+        # One handler for what escaped everything else: logged with its context, bot kept up.
+        log.exception("Discord event %s failed (args %r)", event_method, args)
+
+
+class DiscordFrontend:
+    """Runs `CompanionBot` with `bot.start(token)` inside our own event loop."""
+
+    def __init__(self, desk: FrontDesk, settings: DiscordSettings, token: str) -> None:
+        self._bot = CompanionBot(desk, settings)
+        self._token = token
+        self._task: asyncio.Task[None] | None = None
+
+    async def start(self) -> None:
+        self._task = asyncio.create_task(self._bot.start(self._token))
+        ready = asyncio.create_task(self._bot.wait_until_ready())
+        await asyncio.wait({self._task, ready}, return_when=asyncio.FIRST_COMPLETED)
+        if self._task.done():
+            ready.cancel()
+            error = self._task.exception()
+            if isinstance(error, discord.LoginFailure):
+                raise ConfigError(f"Discord refused DISCORD_BOT_TOKEN: {error}")
+            raise ConfigError(f"The Discord bot could not start: {error}")
+        log.info("Discord bot %s is connected", self._bot.user)
+
+    async def wait_failed(self) -> None:
+        """Returns if the bot stops by itself (discord.py reconnects through network errors)."""
+        if self._task is not None:
+            await asyncio.wait({self._task})
+
+    async def stop_receiving(self) -> None:
+        # The connection stays open until close(): replies in progress can still be sent.
+        self._bot.receiving = False
+
+    async def close(self) -> None:
+        await self._bot.close()
+        if self._task is not None:
+            await asyncio.wait({self._task}, timeout=5)

@@ -1,0 +1,101 @@
+"""One chat on one platform, as the front desk sees it, and a reply streamed into it."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from bot.commands import Attachment
+from bot.frontends.split import split_message
+
+TYPING_EVERY_SECONDS = 4.0  # Telegram shows "typing…" for 5 s, Discord for 10 s
+
+
+@dataclass(frozen=True, slots=True)
+class Inbound:
+    """A message addressed to the companion: who said it, where, and the text meant for it."""
+
+    user_id: str  # qualified by platform: "telegram:42"
+    chat_id: str  # where the reply goes: "telegram:-100123"
+    text: str
+    private: bool
+
+
+class Surface(Protocol):
+    """What a platform can do in one chat. Sends and edits retry network errors themselves."""
+
+    limit: int  # the longest message the platform accepts
+    edit_interval: float  # seconds between edits of a streaming reply
+
+    async def send(self, text: str) -> Any:
+        """Send a message; returns the handle `edit` needs."""
+        ...
+
+    async def edit(self, handle: Any, text: str) -> Any:
+        """Replace the text of a sent message; returns the handle for the next edit."""
+        ...
+
+    async def send_file(self, text: str, attachment: Attachment) -> None: ...
+
+    async def typing(self) -> None:
+        """Show "typing…" for a few seconds."""
+        ...
+
+
+class StreamedReply:
+    """Shows a growing reply: the first words at once, then at most one edit per
+    `surface.edit_interval` seconds, then the whole reply. Past the platform's limit it goes on
+    in a new message."""
+
+    def __init__(self, surface: Surface, clock: Callable[[], float] = time.monotonic) -> None:
+        self._surface = surface
+        self._interval = surface.edit_interval
+        self._clock = clock
+        self._handles: list[Any] = []
+        self._shown: list[str] = []
+        self._last_shown = float("-inf")
+
+    @property
+    def started(self) -> bool:
+        return bool(self._handles)
+
+    async def show(self, text: str, *, final: bool = False) -> None:
+        if not text.strip():
+            return
+        if not final and self._clock() - self._last_shown < self._interval:
+            return
+        for index, piece in enumerate(split_message(text, self._surface.limit)):
+            if index >= len(self._handles):
+                self._handles.append(await self._surface.send(piece))
+                self._shown.append(piece)
+            elif self._shown[index] != piece:
+                self._handles[index] = await self._surface.edit(self._handles[index], piece)
+                self._shown[index] = piece
+        self._last_shown = self._clock()
+
+
+async def send_text(surface: Surface, text: str) -> None:
+    """A whole message, in as many pieces as the platform needs."""
+    for piece in split_message(text, surface.limit):
+        await surface.send(piece)
+
+
+@asynccontextmanager
+async def typing_shown(surface: Surface) -> AsyncIterator[None]:
+    """Keep "typing…" up while the block runs (the platforms drop it after a few seconds)."""
+
+    async def keep_typing() -> None:
+        while True:
+            await surface.typing()
+            await asyncio.sleep(TYPING_EVERY_SECONDS)
+
+    task = asyncio.create_task(keep_typing())
+    try:
+        yield
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)

@@ -1,0 +1,173 @@
+"""Telegram: python-telegram-bot polling in the shared event loop, messages to the front desk."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+from typing import Any
+
+from telegram import Bot, InputFile, Message, Update
+from telegram.constants import ChatAction, ChatType, MessageEntityType, MessageLimit, ParseMode
+from telegram.error import BadRequest
+from telegram.ext import Application, ContextTypes, MessageHandler, filters
+
+from bot.commands import Attachment
+from bot.frontends.desk import FrontDesk
+from bot.frontends.retrying import telegram_call
+from bot.frontends.surface import Inbound
+from bot.frontends.telegram_format import to_telegram_html
+from bot.settings import TelegramSettings
+
+log = logging.getLogger(__name__)
+
+POLL_TIMEOUT_SECONDS = 10
+
+
+class TelegramChat:
+    """A `Surface` for one Telegram chat. Markdown goes out as Telegram HTML; should Telegram
+    refuse to parse it, the same text goes out plain, so formatting never loses a message."""
+
+    limit = MessageLimit.MAX_TEXT_LENGTH
+
+    def __init__(
+        self, bot: Bot, chat_id: int, *, thread_id: int | None = None, edit_interval: float = 1.0
+    ) -> None:
+        self.edit_interval = edit_interval
+        self._bot = bot
+        self._chat_id = chat_id
+        self._thread_id = thread_id
+
+    async def send(self, text: str) -> Message:
+        try:
+            return await telegram_call(lambda: self._bot.send_message(
+                self._chat_id, to_telegram_html(text), parse_mode=ParseMode.HTML,
+                message_thread_id=self._thread_id))
+        except BadRequest as error:
+            if not _is_parse_error(error):
+                raise
+            return await telegram_call(lambda: self._bot.send_message(
+                self._chat_id, text, message_thread_id=self._thread_id))
+
+    async def edit(self, handle: Message, text: str) -> Message:
+        try:
+            result = await telegram_call(lambda: self._bot.edit_message_text(
+                to_telegram_html(text), self._chat_id, handle.message_id,
+                parse_mode=ParseMode.HTML))
+        except BadRequest as error:
+            if "not modified" in error.message:
+                return handle
+            if not _is_parse_error(error):
+                raise
+            result = await telegram_call(lambda: self._bot.edit_message_text(
+                text, self._chat_id, handle.message_id))
+        return result if isinstance(result, Message) else handle
+
+    async def send_file(self, text: str, attachment: Attachment) -> None:
+        document = InputFile(attachment.content, filename=attachment.filename)
+        await telegram_call(lambda: self._bot.send_document(
+            self._chat_id, document, caption=text, message_thread_id=self._thread_id))
+
+    async def typing(self) -> None:
+        await telegram_call(lambda: self._bot.send_chat_action(
+            self._chat_id, ChatAction.TYPING, message_thread_id=self._thread_id))
+
+
+def _is_parse_error(error: BadRequest) -> bool:
+    return "can't parse entities" in error.message.lower()
+
+
+class TelegramFrontend:
+    """Runs the bot inside our own event loop: started and stopped by hand, not run_polling()."""
+
+    def __init__(self, desk: FrontDesk, settings: TelegramSettings, token: str) -> None:
+        self._desk = desk
+        self._settings = settings
+        self._application = (
+            Application.builder()
+            .token(token)
+            .base_url(settings.base_url)
+            .concurrent_updates(True)  # one user's slow reply never holds up the others
+            .get_updates_read_timeout(POLL_TIMEOUT_SECONDS + 5)
+            .build()
+        )
+        self._application.add_handler(MessageHandler(filters.TEXT, self._on_text))
+        self._application.add_error_handler(self._on_error)
+
+    async def start(self) -> None:
+        await self._application.initialize()
+        await self._application.start()
+        assert self._application.updater is not None
+        await self._application.updater.start_polling(timeout=POLL_TIMEOUT_SECONDS)
+        log.info("Telegram bot @%s is polling", self._application.bot.username)
+
+    async def stop_receiving(self) -> None:
+        updater = self._application.updater
+        if updater is not None and updater.running:
+            await updater.stop()
+
+    async def wait_failed(self) -> None:
+        """Never returns: PTB's polling loop retries network errors by itself."""
+        await asyncio.Event().wait()
+
+    async def close(self) -> None:
+        if self._application.running:
+            await self._application.stop()
+        await self._application.shutdown()
+
+    async def _on_text(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        message = update.effective_message
+        if message is None or message.from_user is None or message.text is None:
+            return
+        if message.from_user.is_bot:
+            return
+        text = self._addressed_text(message)
+        if text is None:
+            return
+        inbound = Inbound(
+            user_id=f"telegram:{message.from_user.id}",
+            chat_id=f"telegram:{message.chat_id}",
+            text=text,
+            private=message.chat.type == ChatType.PRIVATE,
+        )
+        thread = message.message_thread_id if message.is_topic_message else None
+        chat = TelegramChat(context.bot, message.chat_id, thread_id=thread,
+                            edit_interval=self._settings.edit_interval_seconds)
+        await self._desk.handle(inbound, chat)
+
+    def _addressed_text(self, message: Message) -> str | None:
+        """The text meant for the companion, or None when it is not talking to us (a group
+        message that neither mentions the bot nor replies to it, or a chat not allowed)."""
+        text = message.text or ""
+        if message.chat.type == ChatType.PRIVATE:
+            return text
+        allowed = self._settings.allowed_chats
+        if allowed and message.chat_id not in allowed:
+            return None
+        bot = self._application.bot
+        mention = f"@{bot.username}"
+        mentioned = any(
+            entity.type == MessageEntityType.MENTION
+            and message.parse_entity(entity).lower() == mention.lower()
+            for entity in message.entities
+        )
+        # "/help@our_bot", or a bare "/help" that names no other bot.
+        first_word = text.split()[0].lower() if text.strip() else ""
+        command_for_us = first_word.startswith("/") and (
+            first_word.endswith(mention.lower()) or "@" not in first_word
+        )
+        replied = (message.reply_to_message is not None
+                   and message.reply_to_message.from_user is not None
+                   and message.reply_to_message.from_user.id == bot.id)
+        if not (mentioned or command_for_us or replied):
+            return None
+        stripped = text if command_for_us else _without(text, mention)
+        return stripped.strip()
+
+    async def _on_error(self, update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
+        where: Any = update.to_dict() if isinstance(update, Update) else update
+        log.error("Telegram handler failed for update %s", where, exc_info=context.error)
+
+
+def _without(text: str, mention: str) -> str:
+    return re.sub(re.escape(mention), "", text, flags=re.IGNORECASE)

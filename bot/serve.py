@@ -1,0 +1,114 @@
+"""`companion run`: the chat platforms and the memory sweep, in one process and one loop."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import signal
+from collections.abc import Mapping
+from contextlib import suppress
+from dataclasses import dataclass
+from typing import Protocol
+
+from bot.app import Companion, open_companion
+from bot.errors import ConfigError
+from bot.frontends.desk import FrontDesk
+from bot.settings import Settings
+
+log = logging.getLogger(__name__)
+
+TELEGRAM_TOKEN_ENV = "TELEGRAM_BOT_TOKEN"
+DISCORD_TOKEN_ENV = "DISCORD_BOT_TOKEN"
+SHUTDOWN_GRACE_SECONDS = 20.0
+
+
+class Frontend(Protocol):
+    async def start(self) -> None: ...
+
+    async def wait_failed(self) -> None: ...
+
+    async def stop_receiving(self) -> None: ...
+
+    async def close(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class Tokens:
+    telegram: str | None
+    discord: str | None
+
+
+def read_tokens(
+    *, telegram: bool, discord: bool, environ: Mapping[str, str] = os.environ
+) -> Tokens:
+    """The tokens of the frontends asked for, from the environment only."""
+    if not (telegram or discord):
+        raise ConfigError("Say which frontends to run: --telegram, --discord or both.")
+    missing = [name for name, wanted in ((TELEGRAM_TOKEN_ENV, telegram),
+                                         (DISCORD_TOKEN_ENV, discord))
+               if wanted and not environ.get(name, "").strip()]
+    if missing:
+        raise ConfigError(
+            f"Set the environment variable {' and '.join(missing)} to the bot's token "
+            "(see the README: Telegram and Discord)."
+        )
+    return Tokens(
+        telegram=environ[TELEGRAM_TOKEN_ENV].strip() if telegram else None,
+        discord=environ[DISCORD_TOKEN_ENV].strip() if discord else None,
+    )
+
+
+def front_desk(companion: Companion) -> FrontDesk:
+    return FrontDesk(companion.dialogue, companion.commands, companion.access)
+
+
+def build_frontends(companion: Companion, desk: FrontDesk, tokens: Tokens) -> list[Frontend]:
+    frontends: list[Frontend] = []
+    if tokens.telegram:
+        from bot.frontends.telegram_bot import TelegramFrontend
+
+        frontends.append(TelegramFrontend(desk, companion.settings.telegram, tokens.telegram))
+    if tokens.discord:
+        from bot.frontends.discord_bot import DiscordFrontend
+
+        frontends.append(DiscordFrontend(desk, companion.settings.discord, tokens.discord))
+    return frontends
+
+
+async def serve(settings: Settings, tokens: Tokens) -> None:
+    """Serve until SIGINT or SIGTERM: then stop taking messages, let replies in progress
+    finish (cancelled after a grace period, their rounds kept), and close the stores."""
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stop.set)
+    async with open_companion(settings, sweep=True) as companion:
+        desk = front_desk(companion)
+        frontends = build_frontends(companion, desk, tokens)
+        started: list[Frontend] = []
+        try:
+            for frontend in frontends:
+                await frontend.start()
+                started.append(frontend)
+            log.info("Serving %d frontend(s); Ctrl+C or SIGTERM stops", len(started))
+            await _until_stopped(stop, started)
+        finally:
+            for frontend in started:
+                await frontend.stop_receiving()
+            await desk.drain(SHUTDOWN_GRACE_SECONDS)
+            for frontend in started:
+                await frontend.close()
+    log.info("Stopped cleanly")
+
+
+async def _until_stopped(stop: asyncio.Event, frontends: list[Frontend]) -> None:
+    waits = {asyncio.create_task(stop.wait())}
+    waits |= {asyncio.create_task(frontend.wait_failed()) for frontend in frontends}
+    _, pending = await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+    for task in pending:
+        task.cancel()
+        with suppress(asyncio.CancelledError):
+            await task
+    if not stop.is_set():
+        log.error("A frontend stopped by itself; shutting down")

@@ -1,0 +1,218 @@
+"""Discord, through discord.py's own event and message machinery, fed real gateway payloads by
+dpytest (0.7.0, pinned)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import discord
+import discord.ext.test as dpytest
+import pytest
+from discord.ext.test import backend as dpy_backend
+from discord.ext.test import callbacks as dpy_callbacks
+from discord.ext.test import factories as dpy_factories
+
+from bot.app import Companion, open_companion
+from bot.frontends.desk import FrontDesk
+from bot.frontends.discord_bot import CompanionBot, companion_intents
+from bot.serve import front_desk
+from memory.types import RoundStatus
+from tests.conftest import make_settings
+from tests.fakes.openai_server import Error, ScriptedLLM
+from tests.frontends.admin_cases import ADMIN_COMMANDS, REFUSAL
+
+ANN, ADMIN = 42, 1
+
+# discord.py warns once per process about voice support, which the bot does not use.
+discord.VoiceClient.warn_nacl = False
+discord.VoiceClient.warn_dave = False
+
+_send_message = dpy_backend.FakeHttp.send_message
+
+
+async def _send_message_keeping_content(self: Any, channel_id: int, *, params: Any) -> Any:
+    """dpytest 0.7.0 drops a message's text when a file is attached (discord.py moves it into
+    the multipart payload_json). dpytest reads `channel` from its caller's frame, hence the
+    local of that name."""
+    channel = sys._getframe(1).f_locals.get("channel")  # noqa: F841
+    if params.files and params.payload is None:
+        part = next(p for p in params.multipart if p["name"] == "payload_json")
+        params = params._replace(payload=json.loads(part["value"]))
+    return await _send_message(self, channel_id, params=params)
+
+
+@dataclass
+class Served:
+    companion: Companion
+    bot: CompanionBot
+    desk: FrontDesk
+    ann: discord.Member
+    admin: discord.Member
+    channel: discord.TextChannel
+    edited: dict[int, str]  # message id -> its text after the last edit
+
+    async def say(self, text: str, member: discord.Member, *, dm: bool = False) -> None:
+        channel = await member.create_dm() if dm else self.channel
+        await dpytest.message(text, channel=channel, member=member)
+
+    def sent(self) -> list[discord.Message]:
+        """The messages the bot sent since the last call, oldest first."""
+        return [dpytest.get_message() for _ in range(dpytest.sent_queue.qsize())]
+
+    def texts(self) -> list[str]:
+        """What users see of those messages: each as it reads after its last edit."""
+        return [self.edited.get(m.id, m.content) for m in self.sent()]
+
+
+async def _join(name: str, user_id: int) -> discord.Member:
+    return await dpytest.member_join(0, dpy_backend.make_user(name, 1, id_num=user_id))
+
+
+@pytest.fixture
+async def served(
+    tmp_path: Path, llm: ScriptedLLM, monkeypatch: pytest.MonkeyPatch
+) -> AsyncIterator[Served]:
+    monkeypatch.chdir(tmp_path)  # dpytest writes sent files to the working folder
+    monkeypatch.setattr(dpy_backend.FakeHttp, "send_message", _send_message_keeping_content)
+    settings = make_settings(tmp_path, llm, discord={"admin_ids": [ADMIN],
+                                                     "edit_interval_seconds": 0.0})
+    async with open_companion(settings) as companion:
+        desk = front_desk(companion)
+        intents = companion_intents()
+        intents.members = True  # dpytest builds its members from the member cache
+        bot = CompanionBot(desk, settings.discord, intents=intents)
+        dpytest.configure(bot, guilds=1, text_channels=1, voice_channels=0, members=["zoe"])
+        await bot._async_setup_hook()  # after configure: it gives the fake state its loop
+        errors: list[BaseException] = []
+
+        async def on_error(event: str, *args: Any, **kwargs: Any) -> None:
+            errors.append(sys.exc_info()[1] or RuntimeError(event))
+
+        bot.on_error = on_error  # type: ignore[method-assign]
+        edited: dict[int, str] = {}
+
+        async def on_edit(channel: Any, message: Any, fields: dict[str, Any]) -> None:
+            edited[message.id] = fields["params"].payload["content"]
+
+        dpy_callbacks.set_callback(on_edit, "edit_message")
+        channel = dpytest.get_config().channels[0]
+        served = Served(companion, bot, desk, await _join("ann", ANN),
+                        await _join("admin", ADMIN), channel, edited)
+        try:
+            yield served
+        finally:
+            await dpytest.empty_queue()
+            dpy_callbacks.remove_callback("edit_message")
+        assert not errors, errors
+
+
+async def test_a_direct_message_is_answered_and_stored_for_the_discord_user(
+    served: Served, llm: ScriptedLLM
+) -> None:
+    await served.companion.add_topic(f"discord:{ANN}", "pets", "The host has a cat, Miso.")
+    llm.enqueue("How is Miso?")
+    await served.say("I am home", served.ann, dm=True)
+    assert served.texts() == ["How is Miso?"]
+    [round_] = await served.companion.rounds.recent_rounds(f"discord:{ANN}", 5)
+    assert (round_.user_text, round_.status) == ("I am home", RoundStatus.ANSWERED)
+    assert "Miso" in llm.last_system_prompt
+
+
+async def test_in_a_channel_only_a_mention_or_a_reply_is_answered(
+    served: Served, llm: ScriptedLLM
+) -> None:
+    await served.say("talking among ourselves", served.ann)
+    assert served.sent() == []
+    await served.say(f"<@{served.bot.user.id}> what do you think?", served.ann)
+    [answer] = served.sent()
+    assert llm.chat_requests[-1]["messages"][-1]["content"] == "what do you think?"
+    # A reply to the bot's message, without a mention, as the gateway sends it.
+    data = dpy_factories.make_message_dict(served.channel, served.ann, content="and then?",
+                                           type=19)
+    data["message_reference"] = {"message_id": answer.id, "channel_id": served.channel.id,
+                                 "guild_id": served.channel.guild.id}
+    data["referenced_message"] = dpy_factories.dict_from_message(answer) | {
+        "channel_id": served.channel.id, "timestamp": answer.created_at.isoformat()}
+    dpy_backend.get_state().parse_message_create(data)
+    await dpytest.run_all_events()
+    assert len(served.sent()) == 1
+    said = [r.user_text for r in await served.companion.rounds.recent_rounds(f"discord:{ANN}", 5)]
+    assert said == ["what do you think?", "and then?"]
+
+
+async def test_a_long_reply_is_split_at_two_thousand_characters_between_words(
+    served: Served, llm: ScriptedLLM
+) -> None:
+    reply = " ".join(f"sentence{i} about swimming and memory." for i in range(120))
+    assert len(reply) > 4000
+    llm.enqueue(reply)
+    await served.say(f"<@{served.bot.user.id}> talk a lot", served.ann)
+    texts = served.texts()
+    assert len(texts) == 3 and all(len(text) <= 2000 for text in texts)
+    assert " ".join(texts).split() == reply.split()
+
+
+async def test_why_names_the_memories_behind_the_last_reply(served: Served) -> None:
+    topic = await served.companion.add_topic(f"discord:{ANN}", "pets", "The host has a cat.")
+    await served.say("How is my cat?", served.ann, dm=True)
+    served.sent()
+    await served.say("/why", served.ann, dm=True)
+    [why] = served.texts()
+    assert "Recency: 0 recent rounds" in why
+    assert f"[{topic.id[:8]}] pets" in why.split("Latest")[0]
+    await served.say(f"<@{served.bot.user.id}> /why", served.ann)
+    [in_channel] = served.texts()
+    assert in_channel.startswith("For your privacy")
+
+
+async def test_export_arrives_as_a_json_file(served: Served) -> None:
+    await served.say("I like rain", served.ann, dm=True)
+    served.sent()
+    await served.say("/export", served.ann, dm=True)
+    [message] = served.sent()
+    assert message.content.startswith("Here is everything I store about you")
+    [attachment] = message.attachments
+    data = json.loads(await attachment.read())
+    assert [r["message"] for r in data["rounds"]] == ["I like rain"]
+
+
+async def test_admin_commands_are_refused_to_users_and_run_for_admins(served: Served) -> None:
+    for command in ADMIN_COMMANDS:
+        await served.say(command, served.ann, dm=True)
+        assert served.texts() == [REFUSAL]
+        await served.say(command, served.admin, dm=True)
+        answers = served.texts()
+        assert answers and REFUSAL not in answers
+
+
+async def test_a_telegram_user_with_the_same_number_is_someone_else(
+    served: Served, llm: ScriptedLLM
+) -> None:
+    await served.companion.add_topic(f"telegram:{ANN}", "health", "The host has asthma.")
+    llm.enqueue("Hi!")
+    await served.companion.rounds.start_round(
+        user_id=f"telegram:{ANN}", conversation_id=f"telegram:{ANN}", persona="companion",
+        text="my secret plan")
+    await served.say("/memories", served.ann, dm=True)
+    [memories] = served.texts()
+    assert memories.startswith("I have no topics about you yet")
+    await served.say("Do I have asthma?", served.ann, dm=True)
+    served.sent()
+    prompt = json.dumps(llm.chat_requests[-1]["messages"])
+    assert "asthma." not in prompt.replace("Do I have asthma?", "")
+    assert "secret plan" not in prompt
+
+
+async def test_a_model_outage_gets_an_apology_and_keeps_the_message(
+    served: Served, llm: ScriptedLLM
+) -> None:
+    llm.enqueue(*[Error(503)] * 3)
+    await served.say("are you there?", served.ann, dm=True)
+    assert "Your message is saved" in served.texts()[-1]
+    [kept] = await served.companion.rounds.recent_rounds(f"discord:{ANN}", 5)
+    assert (kept.user_text, kept.status) == ("are you there?", RoundStatus.FAILED)
