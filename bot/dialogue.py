@@ -116,7 +116,10 @@ class Dialogue:
                 text=text,
             )
             try:
-                recall = await self.recall(incoming.user_id, text, before_round=round_.id)
+                if incoming.private:
+                    recall = await self.recall(incoming.user_id, text, before_round=round_.id)
+                else:
+                    recall = await self._shared_chat_recall(incoming, round_.id)
             except BaseException:  # the message stays stored; the round must not stay pending
                 await asyncio.shield(self._rounds.fail_round(round_.id, None))
                 raise
@@ -176,6 +179,15 @@ class Dialogue:
         )
         recent = fit_recent(recent, self._chat.recency_max_chars)
         return Recall(recent=recent, relevant=tuple(relevant), latest=tuple(latest))
+
+    async def _shared_chat_recall(self, incoming: Incoming, before_round: int) -> Recall:
+        """Where others read along: only the user's recent rounds in this same chat."""
+        recent = await self._rounds.recent_rounds(
+            incoming.user_id, self._chat.recency_rounds, before_id=before_round,
+            conversation_id=incoming.conversation,
+        )
+        return Recall(recent=fit_recent(recent, self._chat.recency_max_chars), relevant=(),
+                      latest=())
 
     async def _relevant(self, user_id: str, text: str) -> list[ScoredTopic]:
         if self._chat.relevance_topics == 0:

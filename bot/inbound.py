@@ -17,6 +17,9 @@ class Incoming:
     user_id: str
     text: str
     conversation_id: str = ""
+    # False in a group chat or server channel: others read the reply, so it may draw only on
+    # what was said in that chat, never on the user's private memories.
+    private: bool = True
 
     @property
     def conversation(self) -> str:

@@ -48,9 +48,11 @@ class RoundStore(Protocol):
         ...
 
     async def recent_rounds(
-        self, user_id: str, limit: int, *, before_id: int | None = None
+        self, user_id: str, limit: int, *, before_id: int | None = None,
+        conversation_id: str | None = None,
     ) -> list[Round]:
-        """The user's last `limit` rounds (before `before_id` if given), oldest first."""
+        """The user's last `limit` rounds (before `before_id`, in `conversation_id`, if
+        given), oldest first."""
         ...
 
     async def count_rounds(self, user_id: str) -> int: ...

@@ -52,3 +52,23 @@ def test_a_word_longer_than_the_limit_is_the_only_thing_cut() -> None:
     pieces = split_message(text, 2000)
     assert all(len(piece) <= 2000 for piece in pieces)
     assert "".join(pieces).replace(" ", "") == text.replace(" ", "")
+
+
+def test_any_text_splits_within_the_limit_keeping_every_word_in_order() -> None:
+    rng = random.Random(7)
+    tokens = ["a", "hello", "```", "```python", "x" * 90, "\n", "\n\n", "  ", "`inline`",
+              "```x = 1``` is how", "🏓", "```" + "p" * 30]
+    for _ in range(2000):
+        text = " ".join(rng.choice(tokens) for _ in range(rng.randint(1, 80)))
+        limit = rng.randint(70, 160)
+        pieces = split_message(text, limit)
+        assert all(len(piece) <= limit for piece in pieces), (text, limit)
+        # Only whole fence lines are ever added (to close and reopen a block around a cut).
+        kept = [w for p in pieces for w in p.split() if w not in {"```", "```python"}]
+        assert "".join(kept) == "".join(w for w in text.split() if w not in {"```", "```python"})
+
+
+def test_inline_code_on_a_fence_line_is_not_a_code_block() -> None:
+    text = "```x = 1``` is how\n" + "more words here " * 10
+    pieces = split_message(text, 80)
+    assert len(pieces) == 3 and not any(p.startswith("```x = 1```") for p in pieces[1:])

@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from bot.frontends.telegram_format import to_telegram_html
+from bot.frontends.telegram_format import to_telegram_html as _convert
+from tests.fakes.telegram_server import parse_html
+
+
+def to_telegram_html(markdown: str) -> str:
+    """The conversion, checked to be HTML that Telegram's parser (as faked) accepts."""
+    converted = _convert(markdown)
+    parse_html(converted)
+    return converted
 
 
 def test_plain_text_with_html_characters_is_escaped() -> None:

@@ -60,6 +60,11 @@ class Commands:
             "why": user.why,
         }
 
+    def knows(self, text: str) -> bool:
+        """Whether `text` starts with one of our commands (groups may hold other bots' too)."""
+        name, _ = parse_command(text)
+        return name in self._handlers or name == "admin"
+
     async def run(self, user_id: str, text: str, *, private: bool = True) -> CommandReply:
         """`private` is False in group chats and server channels, where others read along."""
         name, args = parse_command(text)

@@ -38,13 +38,19 @@ class FrontDesk:
         self._access = access
         self._warned_at: dict[str, float] = {}
         self._in_flight: set[asyncio.Task[object]] = set()
+        self._closing = False
 
     @property
     def busy(self) -> bool:
         """True while a message is being answered."""
         return bool(self._in_flight)
 
+    def knows_command(self, word: str) -> bool:
+        return self._commands.knows(word)
+
     async def handle(self, inbound: Inbound, surface: Surface) -> None:
+        if self._closing:  # shutting down: updates still queued are not started
+            return
         task = asyncio.current_task()
         if task is not None:
             self._in_flight.add(task)
@@ -91,7 +97,7 @@ class FrontDesk:
 
     async def _reply(self, inbound: Inbound, surface: Surface) -> None:
         reply = StreamedReply(surface)
-        incoming = Incoming(inbound.user_id, inbound.text, inbound.chat_id)
+        incoming = Incoming(inbound.user_id, inbound.text, inbound.chat_id, inbound.private)
         text = ""
         async with typing_shown(surface), aclosing(self._dialogue.respond(incoming)) as events:
             async for event in events:
@@ -114,7 +120,8 @@ class FrontDesk:
 
     async def drain(self, grace_seconds: float) -> None:
         """At shutdown: let replies in progress finish for a while, then cancel them (their
-        rounds are kept, marked failed)."""
+        rounds are kept, marked failed). Messages arriving from now on are not answered."""
+        self._closing = True
         pending = {task for task in self._in_flight if task is not asyncio.current_task()}
         if not pending:
             return

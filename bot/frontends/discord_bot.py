@@ -124,6 +124,7 @@ class DiscordFrontend:
         await asyncio.wait({self._task, ready}, return_when=asyncio.FIRST_COMPLETED)
         if self._task.done():
             ready.cancel()
+            await self._bot.close()  # its HTTP session is open even when the login failed
             error = self._task.exception()
             if isinstance(error, discord.LoginFailure):
                 raise ConfigError(f"Discord refused DISCORD_BOT_TOKEN: {error}")

@@ -8,7 +8,7 @@ from collections.abc import Awaitable, Callable
 from datetime import timedelta
 from typing import TypeVar
 
-from telegram.error import BadRequest, NetworkError, RetryAfter
+from telegram.error import BadRequest, NetworkError, RetryAfter, TimedOut
 from telegram.warnings import PTBDeprecationWarning
 from tenacity import (
     AsyncRetrying,
@@ -24,23 +24,29 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 ATTEMPTS = 5
+LONGEST_FLOOD_WAIT = 60.0  # seconds; a longer wait fails the call instead of holding the reply
 _backoff = wait_exponential(multiplier=0.5, max=8)
 
 
 def _retryable(error: BaseException) -> bool:
-    # BadRequest is a NetworkError in PTB, but retrying a request Telegram refused cannot help.
-    return isinstance(error, RetryAfter) or (
-        isinstance(error, NetworkError) and not isinstance(error, BadRequest)
-    )
+    if isinstance(error, RetryAfter):
+        return _seconds(error) <= LONGEST_FLOOD_WAIT
+    # BadRequest: Telegram refused the request, so sending it again cannot help. TimedOut: it
+    # may have arrived, and sending it again could show the user the same message twice.
+    return isinstance(error, NetworkError) and not isinstance(error, BadRequest | TimedOut)
+
+
+def _seconds(error: RetryAfter) -> float:
+    with warnings.catch_warnings():  # PTB warns that the type will become timedelta
+        warnings.simplefilter("ignore", PTBDeprecationWarning)
+        after = error.retry_after
+    return after.total_seconds() if isinstance(after, timedelta) else float(after)
 
 
 def _wait(state: RetryCallState) -> float:
     error = state.outcome.exception() if state.outcome else None
     if isinstance(error, RetryAfter):
-        with warnings.catch_warnings():  # PTB warns that the type will become timedelta
-            warnings.simplefilter("ignore", PTBDeprecationWarning)
-            after = error.retry_after
-        return after.total_seconds() if isinstance(after, timedelta) else float(after)
+        return _seconds(error)
     return _backoff(state)
 
 

@@ -55,12 +55,13 @@ class TelegramChat:
                 to_telegram_html(text), self._chat_id, handle.message_id,
                 parse_mode=ParseMode.HTML))
         except BadRequest as error:
-            if "not modified" in error.message:
-                return handle
             if not _is_parse_error(error):
-                raise
-            result = await telegram_call(lambda: self._bot.edit_message_text(
-                text, self._chat_id, handle.message_id))
+                return _unchanged(error, handle)
+            try:
+                result = await telegram_call(lambda: self._bot.edit_message_text(
+                    text, self._chat_id, handle.message_id))
+            except BadRequest as plain_error:
+                return _unchanged(plain_error, handle)
         return result if isinstance(result, Message) else handle
 
     async def send_file(self, text: str, attachment: Attachment) -> None:
@@ -77,6 +78,14 @@ def _is_parse_error(error: BadRequest) -> bool:
     return "can't parse entities" in error.message.lower()
 
 
+def _unchanged(error: BadRequest, handle: Message) -> Message:
+    """Telegram refuses an edit that changes nothing visible (it trims trailing spaces, say):
+    the message already reads right. Any other refusal is an error."""
+    if "not modified" in error.message.lower():
+        return handle
+    raise error
+
+
 class TelegramFrontend:
     """Runs the bot inside our own event loop: started and stopped by hand, not run_polling()."""
 
@@ -91,7 +100,10 @@ class TelegramFrontend:
             .get_updates_read_timeout(POLL_TIMEOUT_SECONDS + 5)
             .build()
         )
-        self._application.add_handler(MessageHandler(filters.TEXT, self._on_text))
+        # New messages only: an edited message must not be answered (and stored) again.
+        self._application.add_handler(
+            MessageHandler(filters.UpdateType.MESSAGE & filters.TEXT, self._on_text)
+        )
         self._application.add_error_handler(self._on_error)
 
     async def start(self) -> None:
@@ -107,8 +119,11 @@ class TelegramFrontend:
             await updater.stop()
 
     async def wait_failed(self) -> None:
-        """Never returns: PTB's polling loop retries network errors by itself."""
-        await asyncio.Event().wait()
+        """Returns if polling ends by itself: PTB retries network errors, but stops for good
+        on a token Telegram no longer accepts."""
+        updater = self._application.updater
+        while updater is not None and updater.running:
+            await asyncio.sleep(1)
 
     async def close(self) -> None:
         if self._application.running:
@@ -151,10 +166,11 @@ class TelegramFrontend:
             and message.parse_entity(entity).lower() == mention.lower()
             for entity in message.entities
         )
-        # "/help@our_bot", or a bare "/help" that names no other bot.
+        # "/help@our_bot", or a bare "/help" that is one of ours (not another bot's "/roll").
         first_word = text.split()[0].lower() if text.strip() else ""
         command_for_us = first_word.startswith("/") and (
-            first_word.endswith(mention.lower()) or "@" not in first_word
+            first_word.endswith(mention.lower())
+            or ("@" not in first_word and self._desk.knows_command(first_word))
         )
         replied = (message.reply_to_message is not None
                    and message.reply_to_message.from_user is not None

@@ -77,11 +77,14 @@ class SQLRoundStore:
             return await add_pending_rounds(conn, user_id, len(rows))
 
     async def recent_rounds(
-        self, user_id: str, limit: int, *, before_id: int | None = None
+        self, user_id: str, limit: int, *, before_id: int | None = None,
+        conversation_id: str | None = None,
     ) -> list[Round]:
         if limit <= 0:
             return []
         query = select(rounds).where(rounds.c.user_id == user_id)
+        if conversation_id is not None:
+            query = query.where(rounds.c.conversation_id == conversation_id)
         if before_id is not None:
             query = query.where(rounds.c.id < before_id)
         query = query.order_by(rounds.c.id.desc()).limit(limit)

@@ -103,6 +103,7 @@ async def test_in_a_group_only_mentions_and_replies_are_answered_for_the_speaker
     served: Served, fake: FakeTelegram, llm: ScriptedLLM
 ) -> None:
     fake.group_message(GROUP, BOB, "just chatting with friends")
+    fake.group_message(GROUP, BOB, "/roll 2d6")  # another bot's command
     fake.group_message(GROUP, BOB, "what do you think?", mention=True)
     await served.answered(GROUP)
     assert llm.chat_requests[-1]["messages"][-1]["content"] == "what do you think?"
@@ -112,7 +113,39 @@ async def test_in_a_group_only_mentions_and_replies_are_answered_for_the_speaker
     assert [r.user_text for r in bobs] == ["what do you think?"]
     [ann_round] = await served.companion.rounds.recent_rounds(f"telegram:{ANN}", 5)
     assert (ann_round.user_text, ann_round.conversation_id) == ("and me?", f"telegram:{GROUP}")
-    assert len(llm.chat_requests) == 2  # the unaddressed message reached no model
+    assert len(llm.chat_requests) == 2  # the unaddressed messages reached no model
+    assert len(served.texts(GROUP)) == 2
+
+
+async def test_a_reply_in_a_group_never_draws_on_private_memories(
+    served: Served, fake: FakeTelegram, llm: ScriptedLLM
+) -> None:
+    await served.companion.add_topic(f"telegram:{BOB}", "health", "The host has asthma.")
+    fake.private_message(BOB, "my password hint is blue whale")
+    await served.answered(BOB)
+    fake.group_message(GROUP, BOB, "I like hiking", mention=True)
+    await served.answered(GROUP)
+    fake.group_message(GROUP, BOB, "what should I do this weekend?", mention=True)
+    await served.answered(GROUP, 2)
+    prompt = json.dumps(llm.chat_requests[-1]["messages"])
+    assert "I like hiking" in prompt  # what was said in this group counts
+    assert "asthma" not in prompt and "blue whale" not in prompt
+    fake.private_message(BOB, "what do you know about me?")
+    await served.answered(BOB, 2)
+    assert "asthma" in json.dumps(llm.chat_requests[-1]["messages"])  # in private it does
+
+
+async def test_an_edited_message_is_not_answered_again(
+    served: Served, fake: FakeTelegram, llm: ScriptedLLM
+) -> None:
+    message = fake.private_message(ANN, "I like tea")
+    await served.answered(ANN)
+    fake.push_update({"edited_message": {**message, "text": "I like green tea",
+                                         "edit_date": message["date"] + 5}})
+    fake.private_message(ANN, "hello")
+    await served.answered(ANN, 2)
+    said = [r.user_text for r in await served.companion.rounds.recent_rounds(f"telegram:{ANN}", 9)]
+    assert said == ["I like tea", "hello"]
 
 
 async def test_a_reply_streams_into_one_message_by_edits(
@@ -177,11 +210,11 @@ async def test_admin_commands_are_refused_to_users_and_run_for_admins(
     served: Served, fake: FakeTelegram
 ) -> None:
     await served.companion.add_topic(f"telegram:{BOB}", "work", "The host is a baker.")
-    for count, command in enumerate(ADMIN_COMMANDS, start=1):
+    for count, (command, shown) in enumerate(ADMIN_COMMANDS.items(), start=1):
         fake.command(ANN, command)
         assert (await served.answered(ANN, count))[-1] == REFUSAL
         fake.command(ADMIN, command)
-        assert (await served.answered(ADMIN, count))[-1] != REFUSAL
+        assert shown in (await served.answered(ADMIN, count))[-1]
     assert "The host is a baker." in served.texts(ADMIN)[1]  # /admin topics telegram:43
 
 
