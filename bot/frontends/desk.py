@@ -11,7 +11,7 @@ from contextlib import aclosing
 from bot.access import AccessPolicy, Admission
 from bot.commands import Commands, is_command
 from bot.dialogue import Delta, Dialogue, Failed, Finished, Refused
-from bot.frontends.surface import Inbound, StreamedReply, Surface, send_text, typing_shown
+from bot.frontends.surface import StreamedReply, Surface, send_text, typing_shown
 from bot.inbound import Incoming
 
 log = logging.getLogger(__name__)
@@ -23,7 +23,7 @@ BROKEN = "Sorry, something went wrong on my side. Your message is saved; please 
 
 
 class FrontDesk:
-    """Answers one inbound message on its surface. Different users are served concurrently; one
+    """Answers one incoming message on its surface. Different users are served concurrently; one
     user's messages wait for each other (the dialogue's lock), so a flood from one user never
     delays anybody else."""
 
@@ -48,38 +48,38 @@ class FrontDesk:
     def knows_command(self, word: str) -> bool:
         return self._commands.knows(word)
 
-    async def handle(self, inbound: Inbound, surface: Surface) -> None:
+    async def handle(self, incoming: Incoming, surface: Surface) -> None:
         if self._closing:  # shutting down: updates still queued are not started
             return
         task = asyncio.current_task()
         if task is not None:
             self._in_flight.add(task)
         try:
-            await self._handle(inbound, surface)
+            await self._handle(incoming, surface)
         except asyncio.CancelledError:
             raise
         except Exception:  # the platform boundary: log with context, tell the user, keep going
-            log.exception("Failed to answer %s in %s: %r", inbound.user_id, inbound.chat_id,
-                          inbound.text[:80])
+            log.exception("Failed to answer %s in %s: %r", incoming.user_id, incoming.conversation,
+                          incoming.text[:80])
             await self._try_to_say(surface, BROKEN)
         finally:
             if task is not None:
                 self._in_flight.discard(task)
 
-    async def _handle(self, inbound: Inbound, surface: Surface) -> None:
-        admission = await self._access.admit(inbound.user_id)
+    async def _handle(self, incoming: Incoming, surface: Surface) -> None:
+        admission = await self._access.admit(incoming.user_id)
         if admission is Admission.BLOCKED:
             return
         if admission is Admission.NOT_ALLOWED:
             await send_text(surface, NOT_ALLOWED)
             return
         if admission is Admission.TOO_FAST:
-            await self._slow_down(inbound.user_id, surface)
+            await self._slow_down(incoming.user_id, surface)
             return
-        if is_command(inbound.text):
-            await self._command(inbound, surface)
+        if is_command(incoming.text):
+            await self._command(incoming, surface)
         else:
-            await self._reply(inbound, surface)
+            await self._reply(incoming, surface)
 
     async def _slow_down(self, user_id: str, surface: Surface) -> None:
         # Said once a minute at most: answering every message of a flood would be a flood too.
@@ -88,16 +88,15 @@ class FrontDesk:
             self._warned_at[user_id] = now
             await send_text(surface, SLOW_DOWN.format(n=self._access.messages_per_minute))
 
-    async def _command(self, inbound: Inbound, surface: Surface) -> None:
-        answer = await self._commands.run(inbound.user_id, inbound.text, private=inbound.private)
+    async def _command(self, incoming: Incoming, surface: Surface) -> None:
+        answer = await self._commands.run(incoming.user_id, incoming.text, private=incoming.private)
         if answer.attachment is not None:
             await surface.send_file(answer.text, answer.attachment)
         else:
             await send_text(surface, answer.text)
 
-    async def _reply(self, inbound: Inbound, surface: Surface) -> None:
+    async def _reply(self, incoming: Incoming, surface: Surface) -> None:
         reply = StreamedReply(surface)
-        incoming = Incoming(inbound.user_id, inbound.text, inbound.chat_id, inbound.private)
         text = ""
         async with typing_shown(surface), aclosing(self._dialogue.respond(incoming)) as events:
             async for event in events:

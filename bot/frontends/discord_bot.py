@@ -14,7 +14,7 @@ from discord.ext import commands
 from bot.commands import Attachment
 from bot.errors import ConfigError
 from bot.frontends.desk import FrontDesk
-from bot.frontends.surface import Inbound
+from bot.inbound import Incoming
 from bot.settings import DiscordSettings
 
 log = logging.getLogger(__name__)
@@ -82,14 +82,14 @@ class CompanionBot(commands.Bot):
         private = isinstance(message.channel, discord.DMChannel)
         if not private and not self._addressed(message):
             return
-        inbound = Inbound(
+        incoming = Incoming(
             user_id=f"discord:{message.author.id}",
-            chat_id=f"discord:{message.channel.id}",
+            conversation_id=f"discord:{message.channel.id}",
             text=self._without_mention(message.content).strip(),
             private=private,
         )
         channel = DiscordChannel(message.channel, self._settings.edit_interval_seconds)
-        await self._desk.handle(inbound, channel)
+        await self._desk.handle(incoming, channel)
 
     def _addressed(self, message: discord.Message) -> bool:
         allowed = self._settings.allowed_channels

@@ -6,23 +6,12 @@ import asyncio
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
 from typing import Any, Protocol
 
 from bot.commands import Attachment
 from bot.frontends.split import split_message
 
 TYPING_EVERY_SECONDS = 4.0  # Telegram shows "typing…" for 5 s, Discord for 10 s
-
-
-@dataclass(frozen=True, slots=True)
-class Inbound:
-    """A message addressed to the companion: who said it, where, and the text meant for it."""
-
-    user_id: str  # qualified by platform: "telegram:42"
-    chat_id: str  # where the reply goes: "telegram:-100123"
-    text: str
-    private: bool
 
 
 class Surface(Protocol):
@@ -58,10 +47,6 @@ class StreamedReply:
         self._handles: list[Any] = []
         self._shown: list[str] = []
         self._last_shown = float("-inf")
-
-    @property
-    def started(self) -> bool:
-        return bool(self._handles)
 
     async def show(self, text: str, *, final: bool = False) -> None:
         if not text.strip():

@@ -15,8 +15,8 @@ from telegram.ext import Application, ContextTypes, MessageHandler, filters
 from bot.commands import Attachment
 from bot.frontends.desk import FrontDesk
 from bot.frontends.retrying import telegram_call
-from bot.frontends.surface import Inbound
 from bot.frontends.telegram_format import to_telegram_html
+from bot.inbound import Incoming
 from bot.settings import TelegramSettings
 
 log = logging.getLogger(__name__)
@@ -139,16 +139,16 @@ class TelegramFrontend:
         text = self._addressed_text(message)
         if text is None:
             return
-        inbound = Inbound(
+        incoming = Incoming(
             user_id=f"telegram:{message.from_user.id}",
-            chat_id=f"telegram:{message.chat_id}",
+            conversation_id=f"telegram:{message.chat_id}",
             text=text,
             private=message.chat.type == ChatType.PRIVATE,
         )
         thread = message.message_thread_id if message.is_topic_message else None
         chat = TelegramChat(context.bot, message.chat_id, thread_id=thread,
                             edit_interval=self._settings.edit_interval_seconds)
-        await self._desk.handle(inbound, chat)
+        await self._desk.handle(incoming, chat)
 
     def _addressed_text(self, message: Message) -> str | None:
         """The text meant for the companion, or None when it is not talking to us (a group
