@@ -17,7 +17,7 @@ class Admission(Enum):
     """What to do with a message, before anything is stored."""
 
     ACCEPT = "accept"
-    NOT_ALLOWED = "not allowed"  # an allowlist is set and the user is not on it: say so once
+    NOT_ALLOWED = "not allowed"  # an allowlist is set and the user is not on it: told so
     BLOCKED = "blocked"  # ignored without a reply: an abuser gets nothing back
     TOO_FAST = "too fast"
 
@@ -65,9 +65,9 @@ class AccessPolicy:
         if self._allow and user_id not in self._allow and user_id not in self._admins:
             log.info("Refused a message from %s, who is not on the allowlist", user_id)
             return Admission.NOT_ALLOWED
-        limiter = self._limiters.setdefault(
-            user_id, AsyncLimiter(self.messages_per_minute, time_period=60)
-        )
+        limiter = self._limiters.get(user_id)
+        if limiter is None:
+            limiter = self._limiters[user_id] = AsyncLimiter(self.messages_per_minute, 60)
         if not limiter.has_capacity():
             return Admission.TOO_FAST
         await limiter.acquire()  # there is capacity, so this returns at once

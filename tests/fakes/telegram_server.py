@@ -571,6 +571,18 @@ class FakeTelegram:
 
     def _send_message(self, params: dict[str, Any]) -> dict[str, Any]:
         chat_id = self._target_chat(params)
+        text, parse_mode, plain, entities = self._checked_text(params)
+        message = self._bot_message(chat_id, params)
+        message["text"] = plain
+        if entities:
+            message["entities"] = entities
+        self._store(message, params, text=text, parse_mode=parse_mode)
+        return message
+
+    def _checked_text(
+        self, params: dict[str, Any]
+    ) -> tuple[str, Any, str, list[dict[str, Any]]]:
+        """The text as sent and as users see it, refused as Telegram refuses it."""
         text = params.get("text")
         if not isinstance(text, str) or not text:
             raise ApiError("Bad Request: message text is empty")
@@ -580,12 +592,7 @@ class FakeTelegram:
             raise ApiError("Bad Request: message text is empty")
         if len(plain) > MAX_TEXT_LENGTH:
             raise ApiError("Bad Request: message is too long")
-        message = self._bot_message(chat_id, params)
-        message["text"] = plain
-        if entities:
-            message["entities"] = entities
-        self._store(message, params, text=text, parse_mode=parse_mode)
-        return message
+        return text, parse_mode, plain, entities
 
     def _edit_message_text(self, params: dict[str, Any]) -> dict[str, Any] | bool:
         if "inline_message_id" in params:
@@ -598,15 +605,7 @@ class FakeTelegram:
         message = self._messages[key]
         if "text" not in message:
             raise ApiError("Bad Request: there is no text in the message to edit")
-        text = params.get("text")
-        if not isinstance(text, str) or not text:
-            raise ApiError("Bad Request: message text is empty")
-        parse_mode = params.get("parse_mode")
-        plain, entities = self._render(text, parse_mode, params.get("entities"))
-        if not plain.strip():
-            raise ApiError("Bad Request: message text is empty")
-        if len(plain) > MAX_TEXT_LENGTH:
-            raise ApiError("Bad Request: message is too long")
+        text, parse_mode, plain, entities = self._checked_text(params)
         markup = params.get("reply_markup")
         if (
             plain == message["text"]
