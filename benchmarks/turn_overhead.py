@@ -1,13 +1,13 @@
 """Memory overhead of one turn: everything but the LLM's generation.
 
 Per turn: store the user's round, embed the message, read Recency (last 20 rounds), search
-Relevance (top 3 topics), read Latest_topics (5 newest), build the prompt, store the reply. The
-user has 100,000 stored rounds and 0, 1,000 or 10,000 topics, on SQLite and embedded chromadb
-with the packaged MiniLM embedder. The reply comes from an in-process model that answers
-instantly, so only our own work is timed.
+Relevance (top 3 topics), read Latest_topics (5 newest), look up feedback (clarifications), build
+the prompt, store the reply. The user has 100,000 stored rounds, 100 corrections and 0, 1,000 or
+10,000 topics, on SQLite and embedded chromadb with the packaged MiniLM embedder. The reply
+comes from an in-process model that answers instantly, so only our own work is timed.
 
     python -m benchmarks.turn_overhead              # 0, 1,000 and 10,000 topics
-    python -m benchmarks.turn_overhead --topics 10000
+    python -m benchmarks.turn_overhead --topics 10000 --feedback 0
 
 The last line is `p95_ms=<p95 of the largest size measured>`.
 """
@@ -30,6 +30,7 @@ from bot.app import Companion, open_companion
 from bot.inbound import Incoming
 from bot.llm.base import ChatMessage
 from bot.settings import load_settings
+from memory.feedback import Correction
 from memory.sql.engine import open_engine, utcnow
 from memory.sql.tables import rounds
 
@@ -93,6 +94,15 @@ async def grow_topics(companion: Companion, target: int, rng: random.Random) -> 
         have += len(batch)
 
 
+async def seed_feedback(companion: Companion, count: int) -> None:
+    """Corrections of messages like the measured ones, so the lookup has work to do."""
+    for i in range(count):
+        await companion.feedback.remember(Correction(
+            user_id=USER, key=f"{MESSAGES[i % len(MESSAGES)]} ({i * 7})",
+            feedback=f"No, I meant something else ({i})", understanding=None,
+            answer=f"That sounds like {THINGS[i % len(THINGS)]}", persona="companion"))
+
+
 async def one_turn(companion: Companion, text: str) -> float:
     started = time.perf_counter()
     async with aclosing(companion.dialogue.respond(Incoming(USER, text))) as events:
@@ -110,7 +120,7 @@ async def measure(companion: Companion) -> tuple[float, float]:
     return float(p50), float(p95)
 
 
-async def run(sizes: list[int]) -> float:
+async def run(sizes: list[int], feedback: int) -> float:
     with tempfile.TemporaryDirectory() as folder:
         # Upkeep would start summarizing (and merging the synthetic topics) in the background,
         # competing with the turns for the 2 cores: it is measured by benchmarks/upkeep.py.
@@ -121,6 +131,8 @@ async def run(sizes: list[int]) -> float:
         await seed_rounds(settings.sql_url)
         async with open_companion(settings, model=InstantModel()) as companion:
             rng = random.Random(7)
+            await seed_feedback(companion, feedback)
+            print(f"\n{feedback} corrections stored", flush=True)
             print("\n| topics | rounds | p50 ms | p95 ms |\n|---:|---:|---:|---:|", flush=True)
             p95 = 0.0
             for size in sizes:
@@ -137,9 +149,10 @@ def main() -> None:
         del os.environ[name]
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--topics", type=int, help="measure only this many topics")
+    parser.add_argument("--feedback", type=int, default=100, help="corrections stored")
     args = parser.parse_args()
     sizes = [args.topics] if args.topics is not None else [0, 1_000, 10_000]
-    p95 = asyncio.run(run(sizes))
+    p95 = asyncio.run(run(sizes, args.feedback))
     print(f"p95_ms={p95:.1f}")
 
 

@@ -21,6 +21,7 @@ from bot.access import AccessPolicy
 from bot.commands import Commands
 from bot.commands.admin import AdminCommands
 from bot.commands.user import UserCommands
+from bot.corrections import Corrections
 from bot.dialogue import Dialogue
 from bot.errors import ConfigError
 from bot.llm.base import ChatMessage, ChatModel
@@ -43,8 +44,10 @@ from memory.embeddings.packaged import (
     minilm_tokenizer_file,
     smollm2_model_file,
 )
+from memory.feedback import FeedbackMemory, LookupSettings
 from memory.protocols import Embedder
 from memory.sql.engine import open_engine
+from memory.sql.feedback_rows import SQLFeedbackRows
 from memory.sql.migrations import migrate
 from memory.sql.profiles import SQLProfileStore
 from memory.sql.rounds import SQLRoundStore
@@ -65,6 +68,7 @@ class Companion:
     dialogue: Dialogue
     rounds: SQLRoundStore
     topics: IndexedTopicStore
+    feedback: FeedbackMemory
     embedder: Embedder
     model: ChatModel
     commands: Commands
@@ -118,6 +122,12 @@ async def open_companion(
             scheduler.start()
             stack.callback(scheduler.stop)
         rounds = SQLRoundStore(engine)
+        feedback = build_feedback_memory(settings, engine, client, embedder)
+        corrections = Corrections(
+            feedback, rounds, model,
+            confirm=_confirms_corrections(settings.feedback.confirm_with_model, settings.llm),
+            share_with_everyone=settings.feedback.share_with_everyone,
+        )
         dialogue = Dialogue(
             rounds=rounds,
             topics=topics,
@@ -126,23 +136,27 @@ async def open_companion(
             model=model,
             personas=personas,
             chat=settings.chat,
+            feedback=feedback,
+            corrections=corrections,
             on_round_stored=worker.round_stored,
         )
         access = AccessPolicy.from_settings(settings)
         commands = Commands(
             dialogue,
-            UserCommands(dialogue, rounds, topics, UserExport(engine)),
+            UserCommands(dialogue, rounds, topics, feedback, UserExport(engine)),
             AdminCommands(
                 dialogue=dialogue,
                 rounds=rounds,
                 topics=topics,
+                feedback=feedback,
                 worker=worker,
                 stats=lambda: memory_stats(engine),
             ),
             access,
         )
         yield Companion(
-            settings, dialogue, rounds, topics, embedder, model, commands, worker, access
+            settings, dialogue, rounds, topics, feedback, embedder, model, commands, worker,
+            access,
         )
 
 
@@ -175,12 +189,37 @@ def build_worker(
     )
 
 
+def build_feedback_memory(
+    settings: Settings, engine: AsyncEngine, client: ClientAPI, embedder: Embedder
+) -> FeedbackMemory:
+    chosen = settings.feedback
+    return FeedbackMemory(
+        SQLFeedbackRows(engine),
+        ChromaIndex(client, f"{settings.vector.collection}-feedback-{embedder.name}"),
+        embedder,
+        LookupSettings(
+            similarity=chosen.similarity,
+            wording_similarity=chosen.wording_similarity,
+            wording_max_words=chosen.wording_max_words,
+            max_clarifications=chosen.max_clarifications,
+        ),
+    )
+
+
+def _is_demo_model(settings: LLMSettings) -> bool:
+    """The bundled SmolLM2: fine for chat, too small to summarize or to judge corrections."""
+    return settings.provider == "local" and not settings.local_model_path
+
+
+def _confirms_corrections(mode: str, settings: LLMSettings) -> bool:
+    return mode == "always" or (mode == "auto" and not _is_demo_model(settings))
+
+
 def build_summarizer(settings: Settings, model: ChatModel, embedder: Embedder) -> Summarizer:
     """`auto` trusts the model only when it is not the bundled demo model (too small for this)."""
     extractive = ExtractiveSummarizer(embedder)
     mode = settings.memory.summarizer
-    demo_model = settings.llm.provider == "local" and not settings.llm.local_model_path
-    if mode == "extractive" or (mode == "auto" and demo_model):
+    if mode == "extractive" or (mode == "auto" and _is_demo_model(settings.llm)):
         return extractive
     llm = LLMSummarizer(model)
     return llm if mode == "llm" else FallbackSummarizer(llm, extractive)

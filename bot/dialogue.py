@@ -12,19 +12,22 @@ from collections.abc import AsyncGenerator, Callable
 from contextlib import aclosing
 from dataclasses import dataclass
 
+from bot.corrections import Caught, Corrections, correction_command
 from bot.errors import InputRejected, ModelUnavailable, UserFacingError
 from bot.inbound import Incoming, clean_message
 from bot.llm.base import ChatMessage, ChatModel
 from bot.prompt import build_messages, fit_recent
 from bot.settings import ChatSettings
+from memory.feedback import FeedbackMemory
 from memory.protocols import (
     Embedder,
     EmbeddingUnavailable,
     ProfileStore,
     RoundStore,
     TopicStore,
+    Vector,
 )
-from memory.types import Recall, ScoredTopic
+from memory.types import Recall, ScoredFeedback, ScoredTopic
 from personas.loader import Persona
 
 log = logging.getLogger(__name__)
@@ -68,6 +71,10 @@ class Refused:
 
 ReplyEvent = Recalled | Delta | Finished | Failed | Refused
 
+CORRECT_USAGE = ("Usage: /correct <what you meant>, about my last reply. "
+                 "For example: /correct I wanted a synonym")
+NOTHING_TO_CORRECT = "There is nothing to correct yet: /correct is about my last reply to you here."
+
 
 class Dialogue:
     """Answers messages from memory. One user's messages are answered in order (a lock per
@@ -83,6 +90,8 @@ class Dialogue:
         model: ChatModel,
         personas: dict[str, Persona],
         chat: ChatSettings,
+        feedback: FeedbackMemory,
+        corrections: Corrections,
         on_round_stored: Callable[[str, int], None] | None = None,
     ) -> None:
         """`on_round_stored(user_id, rounds_waiting)` runs after every stored round: the hook
@@ -94,6 +103,8 @@ class Dialogue:
         self._model = model
         self.personas = personas
         self._chat = chat
+        self._feedback = feedback
+        self._corrections = corrections
         self._on_round_stored = on_round_stored
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = (
             weakref.WeakValueDictionary()
@@ -101,12 +112,20 @@ class Dialogue:
         self._last_recall: dict[str, Recall] = {}
 
     async def respond(self, incoming: Incoming) -> AsyncGenerator[ReplyEvent, None]:
-        """Store the message, recall memories, stream the reply, store it."""
+        """Store the message, recall memories, stream the reply, store it.
+
+        A correction of the last exchange (`/correct ...`, or "No, I meant ...") is stored as
+        feedback first, and the corrected message is answered again with it applied.
+        """
         async with self.user_lock(incoming.user_id):
             try:
                 text = clean_message(incoming.text, self._chat.max_message_chars)
             except InputRejected as rejection:
                 yield Refused(str(rejection))
+                return
+            explicit = correction_command(text)
+            if explicit is not None and (problem := await self._cannot_correct(incoming, explicit)):
+                yield Refused(problem)
                 return
             persona = await self.persona_for(incoming.user_id)
             round_ = await self._rounds.start_round(
@@ -116,21 +135,36 @@ class Dialogue:
                 text=text,
             )
             try:
+                caught = None
                 if incoming.private:
-                    recall = await self.recall(incoming.user_id, text, before_round=round_.id)
+                    caught = await self._corrections.catch(round_, persona.name, explicit)
+                    asked = caught.original if caught else text
+                    recall = await self.recall(incoming.user_id, asked, before_round=round_.id)
                 else:
+                    asked = text
                     recall = await self._shared_chat_recall(incoming, round_.id)
             except BaseException:  # the message stays stored; the round must not stay pending
                 await asyncio.shield(self._rounds.fail_round(round_.id, None))
                 raise
             self._last_recall[incoming.user_id] = recall
             yield Recalled(recall, persona)
-            messages = self._messages(persona, recall, text)
+            messages = self._messages(persona, recall, asked)
+            noted = _noted(caught) if caught else ""
             # aclosing: when the frontend stops listening, the inner generators close now, in order.
-            stream = self._stream_reply(incoming.user_id, round_.id, messages)
+            stream = self._stream_reply(incoming.user_id, round_.id, messages, noted)
             async with aclosing(stream) as events:
                 async for event in events:
                     yield event
+
+    async def _cannot_correct(self, incoming: Incoming, feedback: str) -> str:
+        """Why a `/correct` command cannot be taken, or "" when it can."""
+        if not incoming.private:
+            return "For your privacy, /correct only works in a private chat with me."
+        if not feedback:
+            return CORRECT_USAGE
+        previous = await self._corrections.previous_exchange(
+            incoming.user_id, incoming.conversation, None)
+        return "" if previous is not None else NOTHING_TO_CORRECT
 
     def user_lock(self, user_id: str) -> asyncio.Lock:
         """The lock that keeps one user's messages and commands in order, in every chat: the
@@ -141,11 +175,15 @@ class Dialogue:
         self._last_recall.pop(user_id, None)
 
     async def _stream_reply(
-        self, user_id: str, round_id: int, messages: list[ChatMessage]
+        self, user_id: str, round_id: int, messages: list[ChatMessage], opening: str = ""
     ) -> AsyncGenerator[ReplyEvent, None]:
+        """`opening` is said before the model's reply (the acknowledgement of a correction)."""
         pieces: list[str] = []
         finished = False
         try:
+            if opening:
+                pieces.append(opening)
+                yield Delta(opening)
             async with aclosing(self._model.stream(messages)) as stream:
                 async for piece in stream:
                     pieces.append(piece)
@@ -169,16 +207,18 @@ class Dialogue:
             self._on_round_stored(user_id, rounds_waiting)
 
     async def recall(self, user_id: str, text: str, *, before_round: int | None = None) -> Recall:
-        """Recency, Relevance and Latest_topics for a message, all filtered by `user_id`."""
-        recent, relevant, latest = await asyncio.gather(
+        """Recency, Relevance, Latest_topics and clarifications for a message, all filtered by
+        `user_id` (clarifications may also come from feedback shared with everyone)."""
+        recent, (relevant, clarifications), latest = await asyncio.gather(
             self._rounds.recent_rounds(
                 user_id, self._chat.recency_rounds, before_id=before_round
             ),
-            self._relevant(user_id, text),
+            self._by_meaning(user_id, text),
             self._topics.latest(user_id, self._chat.latest_topics),
         )
         recent = fit_recent(recent, self._chat.recency_max_chars)
-        return Recall(recent=recent, relevant=tuple(relevant), latest=tuple(latest))
+        return Recall(recent=recent, relevant=tuple(relevant), latest=tuple(latest),
+                      clarifications=tuple(clarifications))
 
     async def _shared_chat_recall(self, incoming: Incoming, before_round: int) -> Recall:
         """Where others read along: only the user's recent rounds in this same chat."""
@@ -189,13 +229,28 @@ class Dialogue:
         return Recall(recent=fit_recent(recent, self._chat.recency_max_chars), relevant=(),
                       latest=())
 
-    async def _relevant(self, user_id: str, text: str) -> list[ScoredTopic]:
-        if self._chat.relevance_topics == 0:
-            return []
+    async def _by_meaning(
+        self, user_id: str, text: str
+    ) -> tuple[list[ScoredTopic], list[ScoredFeedback]]:
+        """Relevant topics and applicable feedback: the lookups that need the message's vector."""
+        vector = await self._vector(text)
+        relevant, clarifications = await asyncio.gather(
+            self._relevant(user_id, vector), self._feedback.lookup(user_id, text, vector)
+        )
+        return relevant, clarifications
+
+    async def _vector(self, text: str) -> Vector | None:
+        if self._chat.relevance_topics == 0 and not self._feedback.enabled:
+            return None
         try:
             [vector] = await self._embedder.embed([text])
         except EmbeddingUnavailable as error:
-            log.warning("No Relevance for this reply: %s", error)
+            log.warning("No Relevance (and feedback by wording only) for this reply: %s", error)
+            return None
+        return vector
+
+    async def _relevant(self, user_id: str, vector: Vector | None) -> list[ScoredTopic]:
+        if self._chat.relevance_topics == 0 or vector is None:
             return []
         return await self._topics.search(
             user_id, vector, limit=self._chat.relevance_topics, floor=self._chat.relevance_floor
@@ -231,3 +286,9 @@ class Dialogue:
             )
         await self._profiles.set_persona(user_id, name)
         return self.personas[name]
+
+
+def _noted(caught: Caught) -> str:
+    original = caught.original if len(caught.original) <= 80 else caught.original[:79] + "…"
+    return (f"Noted: \"{caught.feedback.feedback}\" (about \"{original}\"). "
+            "I'll remember that. Let me answer again:\n\n")

@@ -8,11 +8,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bot.llm.base import ChatMessage
-from memory.types import Recall, Round, ScoredTopic, Topic
+from memory.types import Recall, Round, ScoredFeedback, ScoredTopic, Topic
 from personas.loader import Persona
 
 NOTHING_YET = "(nothing yet)"
 RULE = "====="
+UNDERSTANDING = (
+    "If the {user_name}'s message could be read in more than one way, begin your reply with one "
+    "short line saying how you read it, such as \"Understanding: you want a synonym of good.\""
+)
 
 
 def build_messages(
@@ -23,7 +27,8 @@ def build_messages(
     user_name: str = "host",
     recency_max_chars: int = 16_000,
 ) -> list[ChatMessage]:
-    """A system message (role prompt + Recency, Relevance, Latest_topics) and the user's message.
+    """A system message (role prompt + Recency, Relevance, Latest_topics, and clarifications
+    from feedback when some apply) and the user's message.
 
     Recency shows the rounds of the recall (see `fit_recent`); a single round longer than
     `recency_max_chars` is cut to its end.
@@ -37,11 +42,21 @@ def build_messages(
         _block(_relevance(recall.relevant)),
         f"Finally, here are a few topics recently discussed with the {user_name}:",
         _block(_latest(recall.latest)),
+    ]
+    if recall.clarifications:
+        sections += [
+            f"The {user_name} once corrected how you understood a message like this one. "
+            "Follow their clarification:",
+            _block(_clarifications(recall.clarifications)),
+        ]
+    sections += [
         f"You need to reply to the {user_name} based on the above background. In your reply, "
         "you should try to ask questions that may be of interest and related to the current "
         "chat to make the chat interesting and helpful. And you need to infer whether the "
         f"{user_name} still wants to chat based on their response.",
     ]
+    if persona.states_understanding:
+        sections.append(UNDERSTANDING.format(user_name=user_name))
     if persona.style_notes:
         sections.append(f"Style: {persona.style_notes.strip()}")
     return [
@@ -86,6 +101,12 @@ def _recency(
 
 def _relevance(scored: tuple[ScoredTopic, ...]) -> str:
     return "\n".join(f"- {s.topic.description}" for s in scored) or NOTHING_YET
+
+
+def _clarifications(found: tuple[ScoredFeedback, ...]) -> str:
+    return "\n".join(
+        f"- clarification: {s.feedback.feedback} (said about: \"{s.feedback.key}\")" for s in found
+    )
 
 
 def _latest(topics: tuple[Topic, ...]) -> str:

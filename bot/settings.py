@@ -68,6 +68,15 @@ class MemorySettings(_Section):
     lease_minutes: float = Field(10.0, gt=0)
 
 
+class FeedbackSettings(_Section):
+    similarity: float = Field(0.95, ge=-1.0, le=1.0)
+    wording_similarity: float = Field(0.5, ge=0.0, le=1.0)
+    wording_max_words: int = Field(16, ge=0, le=200)
+    max_clarifications: int = Field(2, ge=0, le=10)
+    share_with_everyone: bool = False
+    confirm_with_model: Literal["auto", "always", "never"] = "auto"
+
+
 class SQLSettings(_Section):
     url: str = ""
 
@@ -114,6 +123,7 @@ class Settings(BaseSettings):
     llm: LLMSettings = LLMSettings()
     embeddings: EmbeddingSettings = EmbeddingSettings()
     memory: MemorySettings = MemorySettings()
+    feedback: FeedbackSettings = FeedbackSettings()
     sql: SQLSettings = SQLSettings()
     vector: VectorSettings = VectorSettings()
     access: AccessSettings = AccessSettings()

@@ -59,12 +59,39 @@ class ScoredTopic:
 
 
 @dataclass(frozen=True, slots=True)
+class Feedback:
+    """A correction the user gave (MemPrompt's memory entry): the message the companion
+    misunderstood is the key, the user's feedback the value."""
+
+    id: str
+    user_id: str  # who gave it; it applies to them only unless `shared`
+    key: str  # the misunderstood message x
+    feedback: str  # fb, in the user's words
+    understanding: str | None  # u: how the companion said it understood x, if it said so
+    frame: str  # the words of x that carry the misunderstanding (see memory.feedback_match)
+    rule: str  # a phrase the user said the feedback is about ("when I say X ..."), or ""
+    persona: str
+    shared: bool  # applies to every user (an admin promoted it, or sharing was on)
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class ScoredFeedback:
+    """Feedback found for a message; `how` says which lookup found it."""
+
+    feedback: Feedback
+    score: float
+    how: str  # "same message", "similar", "alike in wording" or "your rule"
+
+
+@dataclass(frozen=True, slots=True)
 class Recall:
     """The memories that went into one prompt, so a frontend can show why the companion said it."""
 
     recent: tuple[Round, ...]
     relevant: tuple[ScoredTopic, ...]
     latest: tuple[Topic, ...]
+    clarifications: tuple[ScoredFeedback, ...] = ()
 
     @classmethod
     def empty(cls) -> Recall:

@@ -24,6 +24,8 @@ class Persona(BaseModel):
     role_prompt: str = Field(min_length=20)
     greeting: str = Field(min_length=1)
     style_notes: str = ""
+    # Start replies to ambiguous requests with "Understanding: ...", which the user can correct.
+    states_understanding: bool = False
 
 
 def load_persona(path: Path) -> Persona:

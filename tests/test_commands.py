@@ -50,7 +50,7 @@ async def test_forget_all_clears_rounds_and_topics_of_that_user_only(
         await companion.add_topic(user, "hobbies", "The host plays table tennis.")
         await _chat(companion, user, "I love table tennis")
     answer = await _run(companion, "ana", "/forget all")
-    assert answer == "Forgotten: 1 rounds and 1 topics. We start afresh."
+    assert answer == "Forgotten: 1 rounds, 1 topics and 0 corrections. We start afresh."
     assert await companion.rounds.count_rounds("ana") == 0
     assert await companion.topics.count("ana") == 0
     assert await companion.search_topics("ana", "table tennis") == []
@@ -96,7 +96,7 @@ async def test_export_is_a_json_file_of_all_my_data_and_only_mine(
     await _chat(companion, "ana", "I love table tennis 🏓")
     await _chat(companion, "ben", "I bake bread")
     answer = await companion.commands.run("ana", "/export")
-    assert answer.text.startswith("Here is everything I store about you: 1 rounds and 1 topic")
+    assert answer.text.startswith("Here is everything I store about you: 1 rounds, 1 topic")
     assert answer.attachment is not None
     assert answer.attachment.filename.endswith(".json")
     data = json.loads(answer.attachment.content)

@@ -16,6 +16,7 @@ from bot.tui.app import CompanionApp
 from bot.tui.widgets import CompanionMessage, HistoryInput, MemoryPanel, Note
 from tests.conftest import make_settings
 from tests.fakes.openai_server import Error, Reply, ScriptedLLM
+from tests.fakes.word_reader import misreading_reader
 
 
 async def wait_until(condition: Callable[[], bool], timeout: float = 30.0) -> None:
@@ -132,6 +133,7 @@ def test_chat_screen_snapshot(snap_compare: Any, tmp_path: Path, llm: ScriptedLL
     async def chat(pilot: Pilot[None]) -> None:
         await _ready(pilot)
         await _send(pilot, "I spent the morning in my garden")
+        pilot.app.query_one(HistoryInput).cursor_blink = False  # else the capture's timing shows
 
     app = _app(make_settings(tmp_path, llm))
     assert snap_compare(app, terminal_size=(100, 24), run_before=chat)
@@ -170,3 +172,26 @@ async def test_export_saves_the_file_and_admin_is_for_terminal_admins(
         await _ready(pilot)
         await _send(pilot, "/admin stats")
         assert "Users: 1" in _text(boss.query(Note).last())
+
+
+async def test_a_new_user_corrects_a_misreading_once_and_is_understood_next_time(
+    tmp_path: Path, llm: ScriptedLLM
+) -> None:
+    llm.responder = misreading_reader
+    app = _app(make_settings(tmp_path, llm))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await _ready(pilot)
+        await _send(pilot, "/persona tutor")
+        await _send(pilot, "What word is similar to good?")
+        assert "sounds like good" in app.query(CompanionMessage).last().reply
+        await _send(pilot, "No, I meant a word with a similar meaning")
+        corrected = app.query(CompanionMessage).last().reply
+        assert corrected.startswith('Noted: "No, I meant a word with a similar meaning"')
+        assert "synonym of good" in corrected
+        await _send(pilot, "What word is similar to fast?")
+        assert "synonym of fast" in app.query(CompanionMessage).last().reply
+        panel = _text(app.query_one(MemoryPanel))
+        assert "No, I meant a word with a similar meaning" in panel.split("Clarifications")[1]
+        await _send(pilot, "/why")
+        why = _text(app.query(Note).last())
+        assert "alike in wording" in why and "What word is similar to good?" in why

@@ -3,14 +3,25 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 
-from bot.commands.replies import CommandReply, job_line, round_lines, sweep_line, topic_line
-from bot.commands.user import forget_memories
+from bot.commands.replies import (
+    CommandReply,
+    feedback_line,
+    job_line,
+    round_lines,
+    sweep_line,
+    topic_line,
+)
+from bot.commands.user import Stores, forget_memories
 from bot.dialogue import Dialogue
+from bot.errors import UserFacingError
 from jobs.queue import FAILED, PENDING, RUNNING
 from jobs.worker import MemoryWorker
+from memory.feedback import FeedbackMemory
 from memory.protocols import RoundStore, TopicStore
 from memory.sql.stats import MemoryStats
+from memory.types import Feedback
 
 ADMIN_HELP = """Admin commands (user ids look like telegram:123 or discord:456):
 /admin stats                     users, rounds, topics and jobs
@@ -19,10 +30,14 @@ ADMIN_HELP = """Admin commands (user ids look like telegram:123 or discord:456):
 /admin jobs                      memory jobs waiting, running or failed
 /admin summarize <user>          summarize a user's waiting rounds now
 /admin merge <user>              merge a user's labels that are due
-/admin forget <user> <id|all>    forget a user's topic, or everything"""
+/admin forget <user> <id|all>    forget a user's topic, or everything
+/admin feedback [user]           corrections (a user's, or everyone's newest) with ids
+/admin promote <id>              let one user's correction apply to every user
+/admin demote <id>               make a promoted correction its user's own again"""
 
 MAX_TURNS = 50
 MAX_JOBS = 30
+MAX_FEEDBACK = 30
 
 
 class AdminCommands:
@@ -34,12 +49,14 @@ class AdminCommands:
         dialogue: Dialogue,
         rounds: RoundStore,
         topics: TopicStore,
+        feedback: FeedbackMemory,
         worker: MemoryWorker,
         stats: Callable[[], Awaitable[MemoryStats]],
     ) -> None:
         self._dialogue = dialogue
         self._rounds = rounds
         self._topics = topics
+        self._feedback = feedback
         self._worker = worker
         self._stats = stats
 
@@ -53,6 +70,9 @@ class AdminCommands:
             "summarize": (self._summarize, 1),
             "merge": (self._merge, 1),
             "forget": (self._forget, 2),
+            "feedback": (self._list_feedback, 0),
+            "promote": (self._promote, 1),
+            "demote": (self._demote, 1),
         }.get(name, (None, 0))
         if handler is None or len(rest) < arity:
             return CommandReply(ADMIN_HELP)
@@ -99,9 +119,40 @@ class AdminCommands:
         # The user's own lock: never in the middle of one of their replies.
         async with self._dialogue.user_lock(user_id):
             answer = await forget_memories(
-                self._dialogue, self._rounds, self._topics, user_id, what
+                self._dialogue, Stores(self._rounds, self._topics, self._feedback), user_id, what
             )
         return f"{user_id}: {answer}"
+
+    async def _list_feedback(self, args: list[str]) -> str:
+        if args:
+            items = await self._feedback.list_mine(args[0])
+            title = f"Corrections of {args[0]}:"
+        else:
+            items = await self._feedback.list_all(MAX_FEEDBACK)
+            title = f"The newest corrections (at most {MAX_FEEDBACK}):"
+        if not items:
+            return "No corrections stored." if not args else f"{args[0]} has no corrections."
+        return "\n".join([title] + [f"{feedback_line(f)}  by {f.user_id}" for f in items])
+
+    async def _promote(self, args: list[str]) -> str:
+        item = await self._find_feedback(args[0])
+        await self._feedback.set_shared(item, True)
+        line = feedback_line(replace(item, shared=True))
+        return f"Promoted: it now applies to every user.\n{line}"
+
+    async def _demote(self, args: list[str]) -> str:
+        item = await self._find_feedback(args[0])
+        await self._feedback.set_shared(item, False)
+        line = feedback_line(replace(item, shared=False))
+        return f"Demoted: it applies to {item.user_id} only.\n{line}"
+
+    async def _find_feedback(self, id_prefix: str) -> Feedback:
+        try:
+            return await self._feedback.find(id_prefix, None)
+        except LookupError as error:
+            raise UserFacingError(
+                f"There is {error} with the id '{id_prefix}'. See /admin feedback."
+            ) from None
 
 
 def _count(text: str) -> int:

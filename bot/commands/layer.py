@@ -11,6 +11,7 @@ from bot.access import AccessPolicy
 from bot.commands.admin import ADMIN_HELP, AdminCommands
 from bot.commands.replies import CommandReply
 from bot.commands.user import USER_HELP, UserCommands
+from bot.corrections import correction_command
 from bot.dialogue import Dialogue
 from bot.errors import UserFacingError
 
@@ -18,14 +19,16 @@ log = logging.getLogger(__name__)
 
 REFUSAL = "Sorry, /admin commands are only for this bot's admins."
 # Commands that show or change someone's memories: never answered where others can read along.
-PRIVATE_ONLY = frozenset({"memories", "topics", "forget", "export", "why", "admin"})
+PRIVATE_ONLY = frozenset({"memories", "topics", "forget", "export", "why", "admin", "feedback"})
 PRIVATE_PLEASE = "For your privacy, /{name} only works in a private chat with me."
 
 Handler = Callable[[str, list[str]], Awaitable[CommandReply]]
 
 
 def is_command(text: str) -> bool:
-    return text.lstrip().startswith("/")
+    """A command this layer answers. `/correct` is not one: the dialogue answers it, since it
+    stores feedback and answers the corrected message again, streamed like any reply."""
+    return text.lstrip().startswith("/") and correction_command(text) is None
 
 
 def parse_command(text: str) -> tuple[str, list[str]]:
@@ -58,12 +61,13 @@ class Commands:
             "forget": user.forget,
             "export": user.export,
             "why": user.why,
+            "feedback": user.feedback,
         }
 
     def knows(self, text: str) -> bool:
         """Whether `text` starts with one of our commands (groups may hold other bots' too)."""
         name, _ = parse_command(text)
-        return name in self._handlers or name == "admin"
+        return name in self._handlers or name in {"admin", "correct"}
 
     async def run(self, user_id: str, text: str, *, private: bool = True) -> CommandReply:
         """`private` is False in group chats and server channels, where others read along."""

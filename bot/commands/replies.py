@@ -7,7 +7,7 @@ from pathlib import Path
 
 from jobs.queue import Job
 from jobs.worker import SweepReport
-from memory.types import Recall, Round, Topic
+from memory.types import Feedback, Recall, Round, ScoredFeedback, Topic
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +33,17 @@ def topic_line(topic: Topic) -> str:
     return f"[{short_id(topic.id)}] {topic.label}: {topic.description}"
 
 
+def feedback_line(item: Feedback) -> str:
+    shared = " (applies to everyone)" if item.shared else ""
+    return f"[{short_id(item.id)}] \"{_clip(item.key, 80)}\" → {_clip(item.feedback, 160)}{shared}"
+
+
+def clarification_line(found: ScoredFeedback) -> str:
+    item = found.feedback
+    return (f"  {found.score:.2f} {found.how} [{short_id(item.id)}] "
+            f"\"{_clip(item.key, 60)}\" → {_clip(item.feedback, 100)}")
+
+
 def round_lines(round_: Round, max_chars: int = 200) -> list[str]:
     when = round_.created_at.strftime("%Y-%m-%d %H:%M")
     said = _clip(round_.user_text, max_chars)
@@ -55,6 +66,8 @@ def describe_recall(recall: Recall) -> str:
         lines.append("  (no topic close enough)")
     lines.append("Latest topics:")
     lines += [f"  [{short_id(t.id)}] {t.label}" for t in recall.latest] or ["  (none yet)"]
+    lines.append("Clarifications (your corrections):")
+    lines += [clarification_line(c) for c in recall.clarifications] or ["  (none applied)"]
     return "\n".join(lines)
 
 

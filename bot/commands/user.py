@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from bot.commands.replies import (
     Attachment,
     CommandReply,
     describe_recall,
+    feedback_line,
     short_id,
     topic_line,
 )
 from bot.dialogue import Dialogue
 from bot.errors import UserFacingError
+from memory.feedback import FeedbackMemory
 from memory.protocols import RoundStore, TopicStore
 from memory.sql.user_export import UserExport
 from memory.types import Topic
@@ -24,19 +27,30 @@ USER_HELP = """Commands:
 /memories             the topics I remember about you, with their ids
 /forget <id>          forget one topic (use the id from /memories)
 /forget all           forget everything: our rounds and all your topics
+/correct <feedback>   tell me how I misread your last message; I remember it
+/feedback             the corrections I remember from you, with their ids
+/feedback forget <id> forget one correction (or: /feedback forget all)
 /export               all I store about you, as a JSON file
 /why                  the memories behind my last reply"""
+FEEDBACK_HELP = ("I have no corrections from you. If I misread you, say so (\"No, I meant ...\") "
+                 "or use /correct <what you meant>, and I will remember it.")
 
 
 class UserCommands:
     """Each method answers one command for `user_id`, touching only that user's data."""
 
     def __init__(
-        self, dialogue: Dialogue, rounds: RoundStore, topics: TopicStore, exports: UserExport
+        self,
+        dialogue: Dialogue,
+        rounds: RoundStore,
+        topics: TopicStore,
+        feedback: FeedbackMemory,
+        exports: UserExport,
     ) -> None:
         self._dialogue = dialogue
         self._rounds = rounds
         self._topics = topics
+        self._feedback = feedback
         self._exports = exports
 
     async def persona(self, user_id: str, args: list[str]) -> CommandReply:
@@ -64,16 +78,28 @@ class UserCommands:
     async def forget(self, user_id: str, args: list[str]) -> CommandReply:
         if not args:
             return CommandReply("Usage: /forget <id> or /forget all")
-        return CommandReply(await forget_memories(self._dialogue, self._rounds, self._topics,
-                                                  user_id, args[0]))
+        return CommandReply(await forget_memories(self._dialogue, self._stores(), user_id, args[0]))
+
+    def _stores(self) -> Stores:
+        return Stores(self._rounds, self._topics, self._feedback)
+
+    async def feedback(self, user_id: str, args: list[str]) -> CommandReply:
+        if args and args[0].lower() == "forget":
+            if len(args) < 2:
+                return CommandReply("Usage: /feedback forget <id> (ids are in /feedback)")
+            return CommandReply(await forget_feedback(self._feedback, user_id, args[1]))
+        mine = await self._feedback.list_mine(user_id)
+        if not mine:
+            return CommandReply(FEEDBACK_HELP)
+        return CommandReply("Your corrections:\n" + "\n".join(feedback_line(f) for f in mine))
 
     async def export(self, user_id: str, args: list[str]) -> CommandReply:
         data = await self._exports.export(user_id)
         stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
         content = json.dumps(data, ensure_ascii=False, indent=2).encode("utf-8")
         return CommandReply(
-            f"Here is everything I store about you: {len(data['rounds'])} rounds and "
-            f"{len(data['topics'])} topic descriptions.",
+            f"Here is everything I store about you: {len(data['rounds'])} rounds, "
+            f"{len(data['topics'])} topic descriptions and {len(data['feedback'])} corrections.",
             Attachment(f"companion-export-{stamp}.json", content),
         )
 
@@ -84,18 +110,39 @@ class UserCommands:
         return CommandReply(describe_recall(recall))
 
 
-async def forget_memories(
-    dialogue: Dialogue, rounds: RoundStore, topics: TopicStore, user_id: str, what: str
-) -> str:
+@dataclass(frozen=True, slots=True)
+class Stores:
+    """Where a user's memories live, for the commands that forget them."""
+
+    rounds: RoundStore
+    topics: TopicStore
+    feedback: FeedbackMemory
+
+
+async def forget_memories(dialogue: Dialogue, stores: Stores, user_id: str, what: str) -> str:
     """Forget one topic by id prefix, or everything with "all", from SQL and the vector index."""
     if what.lower() == "all":
-        topic_count = await topics.forget(user_id)
-        round_count = await rounds.forget_rounds(user_id)
+        topic_count = await stores.topics.forget(user_id)
+        feedback_count = await stores.feedback.forget(user_id)
+        round_count = await stores.rounds.forget_rounds(user_id)
         dialogue.forget_last_recall(user_id)
-        return f"Forgotten: {round_count} rounds and {topic_count} topics. We start afresh."
-    topic = await _find_topic(topics, user_id, what)
-    await topics.forget(user_id, topic.id)
+        return (f"Forgotten: {round_count} rounds, {topic_count} topics and {feedback_count} "
+                "corrections. We start afresh.")
+    topic = await _find_topic(stores.topics, user_id, what)
+    await stores.topics.forget(user_id, topic.id)
     return f"Forgotten: [{short_id(topic.id)}] {topic.label}"
+
+
+async def forget_feedback(feedback: FeedbackMemory, user_id: str, what: str) -> str:
+    """Forget one of the user's corrections by id prefix, or all of them."""
+    if what.lower() == "all":
+        return f"Forgotten: {await feedback.forget(user_id)} corrections."
+    try:
+        item = await feedback.find(what, user_id)
+    except LookupError as error:
+        raise UserFacingError(f"There is {error} with the id '{what}'. See /feedback.") from None
+    await feedback.forget(user_id, item.id)
+    return f"Forgotten: {feedback_line(item)}"
 
 
 async def _find_topic(topics: TopicStore, user_id: str, prefix: str) -> Topic:

@@ -23,8 +23,13 @@ def _create_core_tables(conn: Connection) -> None:
         table.create(conn, checkfirst=True)
 
 
+def _create_feedback_table(conn: Connection) -> None:
+    tables.feedback.create(conn, checkfirst=True)
+
+
 MIGRATIONS: tuple[tuple[int, str, Step], ...] = (
     (1, "rounds, profiles, topics and memory jobs", _create_core_tables),
+    (2, "feedback memories", _create_feedback_table),
 )
 
 _LOCK_NAME = "companion_migrations"

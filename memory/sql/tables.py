@@ -124,3 +124,32 @@ memory_jobs = Table(
     Index("ix_memory_jobs_status_due", "status", "next_attempt_at"),
     **_MYSQL,
 )
+
+# Corrections (MemPrompt's memory M), added by migration 2. A newer correction of the same
+# message (`key_hash`) supersedes the older one, which is kept as history.
+feedback = Table(
+    "feedback",
+    metadata,
+    Column("id", String(36), primary_key=True),
+    Column("user_id", UserId, nullable=False),
+    Column("key_text", LongText, nullable=False),
+    Column("key_hash", String(64), nullable=False),  # sha256 of the normalized key
+    Column("feedback", LongText, nullable=False),
+    Column("understanding", Text, nullable=True),
+    Column("frame", Text, nullable=False),
+    Column("rule", String(200), nullable=False),
+    Column("persona", String(64), nullable=False),
+    # active: looked up for new messages. superseded: replaced by `superseded_by`.
+    Column("status", String(16), nullable=False),
+    Column("superseded_by", String(36), nullable=True),
+    # Applies to every user: promoted by an admin, or given while sharing was on.
+    Column("shared", Boolean, nullable=False),
+    # False while the vector index may not hold this row yet (the next lookup repairs it).
+    Column("indexed", Boolean, nullable=False),
+    Column("round_id", BigInteger, nullable=True),  # the round that gave the correction
+    Column("created_at", Timestamp, nullable=False),
+    Index("ix_feedback_user_status", "user_id", "status"),
+    Index("ix_feedback_user_key", "user_id", "key_hash"),
+    Index("ix_feedback_shared_status", "shared", "status"),
+    **_MYSQL,
+)

@@ -8,7 +8,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from memory.sql.engine import as_utc, utcnow
-from memory.sql.tables import profiles, rounds, topics
+from memory.sql.tables import feedback, profiles, rounds, topics
 
 
 class UserExport:
@@ -28,12 +28,17 @@ class UserExport:
             topic_rows = (await conn.execute(
                 select(topics).where(topics.c.user_id == user_id).order_by(topics.c.created_at)
             )).mappings().all()
+            feedback_rows = (await conn.execute(
+                select(feedback).where(feedback.c.user_id == user_id)
+                .order_by(feedback.c.created_at)
+            )).mappings().all()
         return {
             "user_id": user_id,
             "exported_at": as_utc(utcnow()).isoformat(),
             "persona": persona,
             "rounds": [_round(row) for row in round_rows],
             "topics": [_topic(row) for row in topic_rows],
+            "feedback": [_feedback(row) for row in feedback_rows],
         }
 
 
@@ -60,4 +65,19 @@ def _topic(row: Any) -> dict[str, Any]:
         "merged_into": row["merged_into"],
         "created_at": as_utc(row["created_at"]).isoformat(),
         "updated_at": as_utc(row["updated_at"]).isoformat(),
+    }
+
+
+def _feedback(row: Any) -> dict[str, Any]:
+    # Superseded corrections are kept as history, so they are the user's data too.
+    return {
+        "id": row["id"],
+        "message": row["key_text"],
+        "feedback": row["feedback"],
+        "understanding": row["understanding"],
+        "persona": row["persona"],
+        "status": row["status"],
+        "superseded_by": row["superseded_by"],
+        "applies_to_everyone": bool(row["shared"]),
+        "created_at": as_utc(row["created_at"]).isoformat(),
     }

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import Connection, insert, inspect, select
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from memory.sql.engine import open_engine
+from memory.sql.engine import open_engine, utcnow
 from memory.sql.migrations import MIGRATIONS, migrate
 from memory.sql.profiles import SQLProfileStore
 from memory.sql.rounds import SQLRoundStore
@@ -39,6 +39,33 @@ async def test_migrations_are_recorded_and_run_once(engine: AsyncEngine) -> None
     async with engine.connect() as conn:
         versions = (await conn.execute(select(schema_migrations.c.version))).scalars().all()
     assert sorted(versions) == [version for version, _, _ in MIGRATIONS]
+
+
+async def test_a_database_of_release_0_1_gains_the_feedback_table_and_keeps_its_rounds(
+    sql_url: str,
+) -> None:
+    engine = open_engine(sql_url)
+    try:
+        async with engine.begin() as conn:  # what release 0.1 left: migration 1 only
+            await conn.run_sync(_apply_only_the_first)
+        store = SQLRoundStore(engine)
+        await store.start_round(user_id="ana", conversation_id="ana", persona="companion",
+                                text="from 0.1")
+        assert await migrate(engine) == [2]
+        async with engine.connect() as conn:
+            names = await conn.run_sync(lambda sync: inspect(sync).get_table_names())
+        assert "feedback" in names
+        [kept] = await store.recent_rounds("ana", 5)
+        assert kept.user_text == "from 0.1"
+    finally:
+        await engine.dispose()
+
+
+def _apply_only_the_first(conn: Connection) -> None:
+    schema_migrations.create(conn)
+    version, name, step = MIGRATIONS[0]
+    step(conn)
+    conn.execute(insert(schema_migrations).values(version=version, name=name, applied_at=utcnow()))
 
 
 async def test_round_is_stored_pending_then_answered(engine: AsyncEngine) -> None:

@@ -1,0 +1,163 @@
+"""Catching corrections: `/correct <feedback>`, or a message such as "No, I meant a synonym"
+that says the companion misunderstood the user's last message (MemPrompt's feedback fb).
+
+A cheap detector reads every private message. A capable model confirms what it flags; the
+bundled demo model is too small to judge, so then only unmistakable phrasings count.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from contextlib import aclosing
+from dataclasses import dataclass
+from enum import Enum
+
+from bot.errors import ModelUnavailable
+from bot.llm.base import ChatMessage, ChatModel
+from memory.feedback import Correction, FeedbackMemory
+from memory.protocols import RoundStore
+from memory.types import Feedback, Round
+
+log = logging.getLogger(__name__)
+
+COMMAND = re.compile(r"^\s*/correct(?:@\S+)?(?:\s+(?P<feedback>.*))?$", re.I | re.S)
+UNDERSTANDING = re.compile(r"^\s*understanding:\s*(?P<u>.+)$", re.I | re.M)
+
+# Said this way, a message is a correction whatever the model thinks.
+_CERTAIN = re.compile(
+    r"|".join((
+        r"\b(?:that'?s|that is|this is|it'?s) not what i (?:asked|meant|wanted|said)\b",
+        r"\bnot what i (?:asked|meant|wanted)\b",
+        r"\byou (?:misunderstood|misread|got me wrong)\b",
+        r"\bmisunderstood me\b",
+        r"^\W*(?:no|nope|nah|wrong|not quite|actually)\b[\s,.!-]*"
+        r"i (?:meant(?! to\b)|mean\b|wanted|want|was asking|asked)",
+        r"^\W*i (?:meant(?! to\b)|was asking (?:for|about)|asked for)\b",
+        r"\bwhen i (?:say|ask for|ask about|ask|write)\b.+\bi(?: am|'m)? (?:mean|want)",
+        r"\bby .{1,40}\bi mean\b",
+    )),
+    re.I,
+)
+# Said this way, it may be a correction ("No, ..."), or just an answer; a model must judge.
+_POSSIBLE = re.compile(
+    r"^\W*(?:no|nope|wrong|not quite|incorrect|not that|that'?s wrong|that is wrong)\b", re.I
+)
+
+
+class Signal(Enum):
+    NONE = "none"
+    POSSIBLE = "possible"
+    CERTAIN = "certain"
+
+
+def detect(text: str) -> Signal:
+    if _CERTAIN.search(text):
+        return Signal.CERTAIN
+    return Signal.POSSIBLE if _POSSIBLE.search(text) else Signal.NONE
+
+
+def correction_command(text: str) -> str | None:
+    """The feedback of a `/correct` command ("" when it has none); None for other messages."""
+    match = COMMAND.match(text)
+    return None if match is None else (match["feedback"] or "").strip()
+
+
+def understanding_of(reply: str) -> str | None:
+    """The companion's stated understanding ("Understanding: you want a synonym of good")."""
+    match = UNDERSTANDING.search(reply)
+    return match["u"].strip() if match else None
+
+
+CONFIRM = """Decide whether a chat message corrects how an assistant understood the request \
+before it.
+Request: {key}
+Assistant's answer: {answer}
+Message: {message}
+Does the message say that the assistant misunderstood the request, or what the user meant by \
+it? Answer with one word: yes or no."""
+
+
+@dataclass(frozen=True, slots=True)
+class Caught:
+    """A correction just stored, and the message it corrects (to answer again)."""
+
+    feedback: Feedback
+    original: str
+
+
+class Corrections:
+    """Turns corrections of the user's last exchange into feedback memories."""
+
+    def __init__(
+        self, feedback: FeedbackMemory, rounds: RoundStore, model: ChatModel, *,
+        confirm: bool, share_with_everyone: bool,
+    ) -> None:
+        """`confirm`: ask the model about possible corrections (a capable model only)."""
+        self._feedback = feedback
+        self._rounds = rounds
+        self._model = model
+        self._confirm = confirm
+        self._share = share_with_everyone
+
+    async def previous_exchange(
+        self, user_id: str, conversation_id: str, before_round: int | None
+    ) -> Round | None:
+        """The user's last answered round in this chat: what a correction is about."""
+        rounds = await self._rounds.recent_rounds(
+            user_id, 1, before_id=before_round, conversation_id=conversation_id)
+        return rounds[-1] if rounds and rounds[-1].reply_text else None
+
+    async def catch(self, round_: Round, persona: str, explicit: str | None) -> Caught | None:
+        """Store the message of `round_` as feedback if it corrects the exchange before it.
+
+        `explicit` is a `/correct` command's feedback; otherwise the message is checked.
+        """
+        previous = await self.previous_exchange(round_.user_id, round_.conversation_id, round_.id)
+        if previous is None or previous.reply_text is None:  # nothing answered to correct
+            return None
+        text = explicit if explicit is not None else round_.user_text
+        if explicit is None and not await self._is_correction(previous, text):
+            return None
+        original = await self._original(previous)
+        item = await self._feedback.remember(Correction(
+            user_id=round_.user_id,
+            key=original,
+            feedback=text,
+            understanding=understanding_of(previous.reply_text),
+            answer=previous.reply_text,
+            persona=persona,
+            shared=self._share,
+            round_id=round_.id,
+        ))
+        log.info("Feedback %s from %s about %r", item.id[:8], round_.user_id, original[:60])
+        return Caught(item, original)
+
+    async def _original(self, previous: Round) -> str:
+        """The message being corrected: a correction of a correction's answer is about the
+        message the first correction was about."""
+        earlier = await self._feedback.given_in_round(previous.user_id, previous.id)
+        return earlier.key if earlier is not None else previous.user_text
+
+    async def _is_correction(self, previous: Round, text: str) -> bool:
+        signal = detect(text)
+        if signal is Signal.NONE or (signal is Signal.POSSIBLE and not self._confirm):
+            return False
+        if not self._confirm:
+            return True
+        try:
+            return await self._model_agrees(previous, text)
+        except ModelUnavailable as error:  # not sure: trust only an unmistakable phrasing
+            log.warning("Could not confirm a correction: %s", error)
+            return signal is Signal.CERTAIN
+
+    async def _model_agrees(self, previous: Round, text: str) -> bool:
+        prompt = CONFIRM.format(key=previous.user_text, answer=previous.reply_text, message=text)
+        messages: list[ChatMessage] = [{"role": "user", "content": prompt}]
+        answer = ""
+        async with aclosing(self._model.stream(messages)) as pieces:
+            async for piece in pieces:
+                answer += piece
+                if len(answer) > 20:
+                    break
+        return answer.strip().lower().startswith("yes")

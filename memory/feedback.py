@@ -1,0 +1,229 @@
+"""Feedback memory (MemPrompt's M, Ω and C): corrections stored in SQL and indexed by the
+message they corrected, found again for new messages that share the misunderstanding."""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+
+from memory.feedback_match import (
+    Pattern,
+    fits_frame,
+    follows_rule,
+    frame_of,
+    normalize_key,
+    rule_phrase,
+    same_message,
+    wording_similarity,
+    words,
+)
+from memory.protocols import Embedder, Vector
+from memory.sql.feedback_rows import SQLFeedbackRows
+from memory.types import Feedback, ScoredFeedback
+from memory.vectors import ChromaIndex
+
+log = logging.getLogger(__name__)
+
+# The owner of the shared collection: no frontend makes a user id without a platform prefix
+# and with stars, so this can never be a person.
+EVERYONE = "*everyone*"
+SAME_MESSAGE = "same message"
+YOUR_RULE = "your rule"
+SIMILAR = "similar"
+ALIKE_IN_WORDING = "alike in wording"
+# The rows read per message for the wording lookup; the newest win when there are more.
+MAX_CANDIDATE_ROWS = 500
+SEMANTIC_CANDIDATES = 5
+
+
+@dataclass(frozen=True, slots=True)
+class LookupSettings:
+    similarity: float  # cosine above which a correction without a frame applies
+    wording_similarity: float  # word-level similarity that makes a short message a candidate
+    wording_max_words: int  # messages up to this long also get the wording lookup
+    max_clarifications: int
+
+
+@dataclass(frozen=True, slots=True)
+class Correction:
+    """What the user said the companion misunderstood, and what it had answered."""
+
+    user_id: str
+    key: str  # the misunderstood message
+    feedback: str
+    understanding: str | None
+    answer: str  # the reply that misunderstood it
+    persona: str
+    shared: bool = False
+    round_id: int | None = None
+
+
+class FeedbackMemory:
+    """The user's corrections, and the ones shared with everyone. SQL is the record (written
+    first); each user's vectors live in their own collection, shared ones in another."""
+
+    def __init__(
+        self,
+        rows: SQLFeedbackRows,
+        index: ChromaIndex,
+        embedder: Embedder,
+        settings: LookupSettings,
+    ) -> None:
+        self._rows = rows
+        self._index = index
+        self._embedder = embedder
+        self._settings = settings
+
+    async def remember(self, correction: Correction) -> Feedback:
+        """Store a correction; an older one of the same message stops applying."""
+        item = Feedback(
+            id=uuid.uuid4().hex,
+            user_id=correction.user_id,
+            key=correction.key.strip(),
+            feedback=correction.feedback.strip(),
+            understanding=correction.understanding,
+            frame=frame_of(correction.key, correction.understanding or correction.answer),
+            rule=rule_phrase(correction.feedback, correction.key),
+            persona=correction.persona,
+            shared=correction.shared,
+            created_at=datetime.now(UTC),
+        )
+        replaced = await self._rows.insert(item, round_id=correction.round_id)
+        try:
+            # A superseded vector left behind is harmless: lookups keep only active rows' hits.
+            await self._unindex(correction.user_id, replaced)
+            await self._index_rows([item])
+        except Exception:  # the row is the record; the next lookup indexes it again
+            log.warning("Could not index feedback %s yet", item.id, exc_info=True)
+        return item
+
+    @property
+    def enabled(self) -> bool:
+        """False when no clarification may go into a prompt (`max_clarifications` is 0)."""
+        return self._settings.max_clarifications > 0
+
+    async def lookup(
+        self, user_id: str, text: str, vector: Vector | None
+    ) -> list[ScoredFeedback]:
+        """The corrections that apply to `text` (by the user, or shared), best first."""
+        if not self.enabled:
+            return []
+        candidates = await self._rows.applicable(user_id, MAX_CANDIDATE_ROWS)
+        if not candidates:
+            return []
+        await self._repair_index([item for item, indexed in candidates if not indexed])
+        by_id = {item.id: item for item, _ in candidates}
+        similar = await self._semantic(user_id, vector, by_id) if vector is not None else {}
+        found = [
+            scored for item in by_id.values()
+            if (scored := self._gate(item, text, similar.get(item.id))) is not None
+        ]
+        return _best(found, self._settings.max_clarifications)
+
+    def _gate(self, item: Feedback, text: str, cosine: float | None) -> ScoredFeedback | None:
+        """Found by Ω, kept by C: a correction applies where its misunderstanding can recur."""
+        pattern = Pattern(normalize_key(item.key), item.frame, item.rule)
+        if same_message(pattern, text):
+            return ScoredFeedback(item, 1.0, SAME_MESSAGE)
+        if follows_rule(pattern, text):
+            return ScoredFeedback(item, 1.0, YOUR_RULE)
+        similar = cosine is not None and cosine >= self._settings.similarity
+        wording = self._wording(pattern.key, text)
+        if pattern.frame:
+            alike = wording >= self._settings.wording_similarity
+            if (similar or alike) and fits_frame(pattern, text):
+                return ScoredFeedback(item, max(cosine or 0.0, wording),
+                                      SIMILAR if similar else ALIKE_IN_WORDING)
+            return None
+        # No frame to check the wording against: only a close paraphrase is safe.
+        return ScoredFeedback(item, cosine, SIMILAR) if similar and cosine is not None else None
+
+    def _wording(self, key: str, text: str) -> float:
+        """The lexical lookup, for short messages only (where a few words decide)."""
+        if len(words(text)) > self._settings.wording_max_words:
+            return 0.0
+        return wording_similarity(key, text)
+
+    async def _semantic(
+        self, user_id: str, vector: Vector, known: dict[str, Feedback]
+    ) -> dict[str, float]:
+        """Cosine similarity of the nearest keys, the user's own and the shared ones."""
+        scores: dict[str, float] = {}
+        for owner in (user_id, EVERYONE):
+            for hit in await self._index.query(owner, vector, SEMANTIC_CANDIDATES):
+                if hit.id in known:  # still active, and the user's or shared
+                    scores[hit.id] = max(hit.score, scores.get(hit.id, -1.0))
+        return scores
+
+    async def _repair_index(self, missing: list[Feedback]) -> None:
+        if missing:
+            try:
+                await self._index_rows(missing)
+            except Exception:
+                log.warning("Feedback index repair failed; wording lookup still works",
+                            exc_info=True)
+
+    async def _index_rows(self, items: list[Feedback]) -> None:
+        vectors = await self._embedder.embed([item.key for item in items])
+        for item, vector in zip(items, vectors, strict=True):
+            owners = [item.user_id] + ([EVERYONE] if item.shared else [])
+            for owner in owners:
+                await self._index.upsert(owner, [item.id], [vector], [item.key],
+                                         [{"owner": item.user_id}])
+        await self._rows.mark_indexed([item.id for item in items])
+
+    async def _unindex(self, user_id: str, ids: list[str]) -> None:
+        if ids:
+            await self._index.delete(user_id, ids)
+            await self._index.delete(EVERYONE, ids)
+
+    async def list_mine(self, user_id: str) -> list[Feedback]:
+        return await self._rows.active_of(user_id)
+
+    async def list_all(self, limit: int = 50) -> list[Feedback]:
+        return await self._rows.active_everywhere(limit)
+
+    async def given_in_round(self, user_id: str, round_id: int) -> Feedback | None:
+        return await self._rows.given_in_round(user_id, round_id)
+
+    async def find(self, id_prefix: str, user_id: str | None) -> Feedback:
+        """One active correction by id prefix: the user's, or anyone's (`user_id` None)."""
+        matches = await self._rows.with_id_prefix(id_prefix.lower(), user_id)
+        if len(matches) != 1:
+            raise LookupError("no feedback" if not matches else "more than one")
+        return matches[0]
+
+    async def forget(self, user_id: str, feedback_id: str | None = None) -> int:
+        """Forget one of the user's corrections, or all of them; returns how many."""
+        gone = await self._rows.delete(user_id, feedback_id)
+        if feedback_id is None:
+            await self._index.delete(user_id, None)  # the user's whole collection
+        await self._index.delete(EVERYONE, gone)
+        if feedback_id is not None:
+            await self._index.delete(user_id, gone)
+        return len(gone)
+
+    async def set_shared(self, item: Feedback, shared: bool) -> None:
+        """Let one user's correction apply to everyone (an admin's call), or stop that."""
+        await self._rows.set_shared(item.id, shared)
+        if shared:
+            await self._index_rows([replace(item, shared=True)])
+        else:
+            await self._index.delete(EVERYONE, [item.id])
+            await self._rows.mark_indexed([item.id])
+
+
+def _best(found: list[ScoredFeedback], limit: int) -> list[ScoredFeedback]:
+    """The strongest matches first; one clarification per distinct feedback text."""
+    ranked = sorted(found, key=lambda s: (s.how in (SAME_MESSAGE, YOUR_RULE), s.score,
+                                          s.feedback.created_at), reverse=True)
+    kept: list[ScoredFeedback] = []
+    seen: set[str] = set()
+    for scored in ranked:
+        text = normalize_key(scored.feedback.feedback)
+        if text not in seen:
+            seen.add(text)
+            kept.append(scored)
+    return kept[:limit]

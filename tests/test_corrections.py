@@ -1,0 +1,39 @@
+"""The cheap correction detector and the parts of a reply it reads."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.corrections import Signal, correction_command, detect, understanding_of
+
+
+@pytest.mark.parametrize(("text", "signal"), [
+    ("No, I meant a synonym", Signal.CERTAIN),
+    ("That's not what I asked", Signal.CERTAIN),
+    ("that is not what I meant at all", Signal.CERTAIN),
+    ("When I say similar to, I mean a synonym", Signal.CERTAIN),
+    ("You misunderstood me", Signal.CERTAIN),
+    ("I meant the other bank, the river one", Signal.CERTAIN),
+    ("No, the other one", Signal.POSSIBLE),
+    ("Wrong.", Signal.POSSIBLE),
+    ("No thanks, I'm fine", Signal.POSSIBLE),
+    ("I meant to tell you: I got the job!", Signal.NONE),
+    ("I love the sea", Signal.NONE),
+    ("Nobody came to the party", Signal.NONE),
+])
+def test_the_detector_sorts_messages(text: str, signal: Signal) -> None:
+    assert detect(text) is signal
+
+
+def test_correct_commands_are_recognised_with_or_without_feedback() -> None:
+    assert correction_command("/correct I wanted a synonym") == "I wanted a synonym"
+    assert correction_command("/correct@CompanionBot  two\nlines") == "two\nlines"
+    assert correction_command("/correct") == ""
+    assert correction_command("/corrections") is None
+    assert correction_command("please /correct this") is None
+
+
+def test_the_stated_understanding_is_read_from_the_reply() -> None:
+    reply = "Understanding: you want a synonym of good.\nGreat!"
+    assert understanding_of(reply) == "you want a synonym of good."
+    assert understanding_of("Great!") is None
