@@ -66,7 +66,7 @@ def describe_recall(recall: Recall) -> str:
         lines.append("  (no topic close enough)")
     lines.append("Latest topics:")
     lines += [f"  [{short_id(t.id)}] {t.label}" for t in recall.latest] or ["  (none yet)"]
-    lines.append("Clarifications (your corrections):")
+    lines.append("Clarifications (from corrections):")
     lines += [clarification_line(c) for c in recall.clarifications] or ["  (none applied)"]
     return "\n".join(lines)
 
