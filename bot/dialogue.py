@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import weakref
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from contextlib import aclosing
 from dataclasses import dataclass
 
@@ -232,8 +232,9 @@ class Dialogue:
     async def _by_meaning(
         self, user_id: str, text: str
     ) -> tuple[list[ScoredTopic], list[ScoredFeedback]]:
-        """Relevant topics and applicable feedback: the lookups that need the message's vector."""
-        vector = await self._vector(text)
+        """Relevant topics and applicable feedback: the lookups that need the message's vector.
+        Feedback rows are read while the message is embedded."""
+        vector = asyncio.ensure_future(self._vector(text))
         relevant, clarifications = await asyncio.gather(
             self._relevant(user_id, vector), self._feedback.lookup(user_id, text, vector)
         )
@@ -249,7 +250,10 @@ class Dialogue:
             return None
         return vector
 
-    async def _relevant(self, user_id: str, vector: Vector | None) -> list[ScoredTopic]:
+    async def _relevant(
+        self, user_id: str, pending: Awaitable[Vector | None]
+    ) -> list[ScoredTopic]:
+        vector = await pending
         if self._chat.relevance_topics == 0 or vector is None:
             return []
         return await self._topics.search(

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import logging
 import uuid
+from collections.abc import Awaitable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
 from memory.feedback_match import (
+    Message,
     Pattern,
     fits_frame,
     follows_rule,
@@ -17,10 +19,9 @@ from memory.feedback_match import (
     rule_phrase,
     same_message,
     wording_similarity,
-    words,
 )
 from memory.protocols import Embedder, Vector
-from memory.sql.feedback_rows import SQLFeedbackRows
+from memory.sql.feedback_rows import Candidate, SQLFeedbackRows
 from memory.types import Feedback, ScoredFeedback
 from memory.vectors import ChromaIndex
 
@@ -75,6 +76,7 @@ class FeedbackMemory:
         self._index = index
         self._embedder = embedder
         self._settings = settings
+        self._patterns: dict[str, Pattern] = {}
 
     async def remember(self, correction: Correction) -> Feedback:
         """Store a correction; an older one of the same message stops applying."""
@@ -94,7 +96,7 @@ class FeedbackMemory:
         try:
             # A superseded vector left behind is harmless: lookups keep only active rows' hits.
             await self._unindex(correction.user_id, replaced)
-            await self._index_rows([item])
+            await self._index_rows([_candidate(item)])
         except Exception:  # the row is the record; the next lookup indexes it again
             log.warning("Could not index feedback %s yet", item.id, exc_info=True)
         return item
@@ -105,59 +107,79 @@ class FeedbackMemory:
         return self._settings.max_clarifications > 0
 
     async def lookup(
-        self, user_id: str, text: str, vector: Vector | None
+        self, user_id: str, text: str, pending_vector: Awaitable[Vector | None]
     ) -> list[ScoredFeedback]:
-        """The corrections that apply to `text` (by the user, or shared), best first."""
+        """The corrections that apply to `text` (by the user, or shared), best first.
+        `pending_vector` is the message's vector, awaited once the rows are read."""
         if not self.enabled:
             return []
-        candidates = await self._rows.applicable(user_id, MAX_CANDIDATE_ROWS)
+        candidates = {c.id: c for c in await self._rows.candidates(user_id, MAX_CANDIDATE_ROWS)}
+        vector = await pending_vector
         if not candidates:
             return []
-        await self._repair_index([item for item, indexed in candidates if not indexed])
-        by_id = {item.id: item for item, _ in candidates}
-        similar = await self._semantic(user_id, vector, by_id) if vector is not None else {}
-        found = [
-            scored for item in by_id.values()
-            if (scored := self._gate(item, text, similar.get(item.id))) is not None
-        ]
+        await self._repair_index([c for c in candidates.values() if not c.indexed])
+        cosines = await self._semantic(user_id, vector, candidates) if vector is not None else {}
+        message = Message.of(text)
+        kept = {
+            c.id: how for c in candidates.values()
+            if (how := self._gate(c, message, cosines.get(c.id))) is not None
+        }
+        if not kept:
+            return []
+        found = [ScoredFeedback(item, *kept[item.id])
+                 for item in await self._rows.active_by_ids(list(kept))]
         return _best(found, self._settings.max_clarifications)
 
-    def _gate(self, item: Feedback, text: str, cosine: float | None) -> ScoredFeedback | None:
-        """Found by Ω, kept by C: a correction applies where its misunderstanding can recur."""
-        pattern = Pattern(normalize_key(item.key), item.frame, item.rule)
-        if same_message(pattern, text):
-            return ScoredFeedback(item, 1.0, SAME_MESSAGE)
-        if follows_rule(pattern, text):
-            return ScoredFeedback(item, 1.0, YOUR_RULE)
+    def _gate(
+        self, candidate: Candidate, message: Message, cosine: float | None
+    ) -> tuple[float, str] | None:
+        """Found by Ω, kept by C: a correction applies where its misunderstanding can recur.
+        Returns the score and how it was found."""
+        pattern = self._pattern(candidate)
+        if same_message(pattern, message):
+            return 1.0, SAME_MESSAGE
+        if follows_rule(pattern, message):
+            return 1.0, YOUR_RULE
         similar = cosine is not None and cosine >= self._settings.similarity
-        wording = self._wording(pattern.key, text)
         if pattern.frame:
+            wording = self._wording(pattern, message)
             alike = wording >= self._settings.wording_similarity
-            if (similar or alike) and fits_frame(pattern, text):
-                return ScoredFeedback(item, max(cosine or 0.0, wording),
-                                      SIMILAR if similar else ALIKE_IN_WORDING)
+            if (similar or alike) and fits_frame(pattern, message):
+                return max(cosine or 0.0, wording), SIMILAR if similar else ALIKE_IN_WORDING
             return None
         # No frame to check the wording against: only a close paraphrase is safe.
-        return ScoredFeedback(item, cosine, SIMILAR) if similar and cosine is not None else None
+        return (cosine, SIMILAR) if similar and cosine is not None else None
 
-    def _wording(self, key: str, text: str) -> float:
+    def _pattern(self, candidate: Candidate) -> Pattern:
+        """Rows never change their key, frame or rule, so each is tokenized once."""
+        pattern = self._patterns.get(candidate.id)
+        if pattern is None:
+            pattern = Pattern.of(candidate.key_text, candidate.frame, candidate.rule)
+            self._patterns[candidate.id] = pattern
+        return pattern
+
+    def _wording(self, pattern: Pattern, message: Message) -> float:
         """The lexical lookup, for short messages only (where a few words decide)."""
-        if len(words(text)) > self._settings.wording_max_words:
+        if len(message.words) > self._settings.wording_max_words:
             return 0.0
-        return wording_similarity(key, text)
+        return wording_similarity(pattern, message)
 
     async def _semantic(
-        self, user_id: str, vector: Vector, known: dict[str, Feedback]
+        self, user_id: str, vector: Vector, candidates: dict[str, Candidate]
     ) -> dict[str, float]:
-        """Cosine similarity of the nearest keys, the user's own and the shared ones."""
+        """Cosine similarity of the nearest keys: the user's own, and the shared ones (only
+        the collections that hold a candidate are asked)."""
+        owners = {user_id} if any(c.user_id == user_id for c in candidates.values()) else set()
+        if any(c.shared for c in candidates.values()):
+            owners.add(EVERYONE)
         scores: dict[str, float] = {}
-        for owner in (user_id, EVERYONE):
+        for owner in sorted(owners):
             for hit in await self._index.query(owner, vector, SEMANTIC_CANDIDATES):
-                if hit.id in known:  # still active, and the user's or shared
+                if hit.id in candidates:  # still active, and the user's or shared
                     scores[hit.id] = max(hit.score, scores.get(hit.id, -1.0))
         return scores
 
-    async def _repair_index(self, missing: list[Feedback]) -> None:
+    async def _repair_index(self, missing: list[Candidate]) -> None:
         if missing:
             try:
                 await self._index_rows(missing)
@@ -165,14 +187,14 @@ class FeedbackMemory:
                 log.warning("Feedback index repair failed; wording lookup still works",
                             exc_info=True)
 
-    async def _index_rows(self, items: list[Feedback]) -> None:
-        vectors = await self._embedder.embed([item.key for item in items])
-        for item, vector in zip(items, vectors, strict=True):
-            owners = [item.user_id] + ([EVERYONE] if item.shared else [])
-            for owner in owners:
-                await self._index.upsert(owner, [item.id], [vector], [item.key],
-                                         [{"owner": item.user_id}])
-        await self._rows.mark_indexed([item.id for item in items])
+    async def _index_rows(self, rows: list[Candidate]) -> None:
+        """Index rows by their key: in their owner's collection, and the shared one if shared."""
+        vectors = await self._embedder.embed([row.key_text for row in rows])
+        for row, vector in zip(rows, vectors, strict=True):
+            for owner in [row.user_id] + ([EVERYONE] if row.shared else []):
+                await self._index.upsert(owner, [row.id], [vector], [row.key_text],
+                                         [{"owner": row.user_id}])
+        await self._rows.mark_indexed([row.id for row in rows])
 
     async def _unindex(self, user_id: str, ids: list[str]) -> None:
         if ids:
@@ -209,10 +231,15 @@ class FeedbackMemory:
         """Let one user's correction apply to everyone (an admin's call), or stop that."""
         await self._rows.set_shared(item.id, shared)
         if shared:
-            await self._index_rows([replace(item, shared=True)])
+            await self._index_rows([replace(_candidate(item), shared=True)])
         else:
             await self._index.delete(EVERYONE, [item.id])
             await self._rows.mark_indexed([item.id])
+
+
+def _candidate(item: Feedback) -> Candidate:
+    return Candidate(item.id, item.user_id, item.key, item.frame, item.rule, item.shared,
+                     indexed=False)
 
 
 def _best(found: list[ScoredFeedback], limit: int) -> list[ScoredFeedback]:

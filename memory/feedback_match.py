@@ -82,31 +82,46 @@ def _meaningful(text: str) -> list[str]:
 
 @dataclass(frozen=True, slots=True)
 class Pattern:
-    """What of a correction a message is checked against."""
+    """What of a correction a message is checked against, tokenized once."""
 
     key: str  # normalized
-    frame: str
+    key_words: tuple[str, ...]  # without fillers
+    frame: tuple[str, ...]
     rule: str
 
-
-def same_message(pattern: Pattern, message: str) -> bool:
-    return normalize_key(message) == pattern.key
-
-
-def follows_rule(pattern: Pattern, message: str) -> bool:
-    return bool(pattern.rule) and f" {pattern.rule} " in f" {normalize_key(message)} "
+    @classmethod
+    def of(cls, key: str, frame: str, rule: str) -> Pattern:
+        return cls(normalize_key(key), tuple(_meaningful(key)), tuple(frame.split()), rule)
 
 
-def fits_frame(pattern: Pattern, message: str) -> bool:
+@dataclass(frozen=True, slots=True)
+class Message:
+    """A new message, tokenized once for all the patterns it is checked against."""
+
+    key: str
+    words: tuple[str, ...]  # without fillers
+
+    @classmethod
+    def of(cls, text: str) -> Message:
+        return cls(normalize_key(text), tuple(_meaningful(text)))
+
+
+def same_message(pattern: Pattern, message: Message) -> bool:
+    return message.key == pattern.key
+
+
+def follows_rule(pattern: Pattern, message: Message) -> bool:
+    return bool(pattern.rule) and f" {pattern.rule} " in f" {message.key} "
+
+
+def fits_frame(pattern: Pattern, message: Message) -> bool:
     """The message holds the whole frame in order, with at most a few words besides."""
     if not pattern.frame:
         return False
-    frame = pattern.frame.split()
-    message_words = _meaningful(message)
-    subject_size = len(_meaningful(pattern.key)) - len(frame)
-    if len(message_words) - len(frame) > subject_size + EXTRA_WORDS:
+    subject_size = len(pattern.key_words) - len(pattern.frame)
+    if len(message.words) - len(pattern.frame) > subject_size + EXTRA_WORDS:
         return False
-    return _in_order(frame, message_words)
+    return _in_order(pattern.frame, message.words)
 
 
 def _in_order(needles: Sequence[str], haystack: Sequence[str]) -> bool:
@@ -114,7 +129,7 @@ def _in_order(needles: Sequence[str], haystack: Sequence[str]) -> bool:
     return all(any(word == seen for seen in remaining) for word in needles)
 
 
-def wording_similarity(key: str, message: str) -> float:
+def wording_similarity(pattern: Pattern, message: Message) -> float:
     """1 - word-level edit distance, normalized, without fillers: MemPrompt's lexical lookup
     (Appendix D)."""
-    return Levenshtein.normalized_similarity(_meaningful(key), _meaningful(message))
+    return Levenshtein.normalized_similarity(pattern.key_words, message.words)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import delete, func, insert, select, update
@@ -16,6 +17,19 @@ from memory.types import Feedback
 
 ACTIVE = "active"
 SUPERSEDED = "superseded"
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """The columns of a feedback row that decide whether it applies (names as in the table)."""
+
+    id: str
+    user_id: str
+    key_text: str
+    frame: str
+    rule: str
+    shared: bool
+    indexed: bool
 
 
 def key_hash(key: str) -> str:
@@ -42,19 +56,23 @@ class SQLFeedbackRows:
             await conn.execute(insert(feedback), [_row(item, digest, round_id)])
         return replaced
 
-    async def applicable(self, user_id: str, limit: int) -> list[tuple[Feedback, bool]]:
-        """The active feedback that may apply to the user's messages (theirs, and shared
-        feedback), newest first, each with whether the vector index holds it."""
+    async def candidates(self, user_id: str, limit: int) -> list[Candidate]:
+        """The active feedback that may apply to the user's messages (theirs, and shared),
+        newest first: only what the lookup reads, since this runs for every message."""
         query = (
-            select(feedback)
+            select(*(feedback.c[name] for name in Candidate.__dataclass_fields__))
             .where((feedback.c.status == ACTIVE)
                    & ((feedback.c.user_id == user_id) | feedback.c.shared))
             .order_by(feedback.c.created_at.desc())
             .limit(limit)
         )
         async with self._engine.connect() as conn:
-            rows = (await conn.execute(query)).mappings().all()
-        return [(to_feedback(row), bool(row["indexed"])) for row in rows]
+            rows = (await conn.execute(query)).all()
+        return [Candidate(*row) for row in rows]
+
+    async def active_by_ids(self, ids: Sequence[str]) -> list[Feedback]:
+        return await self._fetch(select(feedback).where(
+            feedback.c.id.in_(list(ids)) & (feedback.c.status == ACTIVE)))
 
     async def mark_indexed(self, ids: Sequence[str]) -> None:
         if ids:

@@ -5,18 +5,18 @@ from __future__ import annotations
 import pytest
 
 from memory.feedback_match import (
+    Message,
     Pattern,
     fits_frame,
     follows_rule,
     frame_of,
-    normalize_key,
     rule_phrase,
     wording_similarity,
 )
 
 
 def _pattern(key: str, answer: str, feedback: str = "") -> Pattern:
-    return Pattern(normalize_key(key), frame_of(key, answer), rule_phrase(feedback, key))
+    return Pattern.of(key, frame_of(key, answer), rule_phrase(feedback, key))
 
 
 def test_the_frame_is_the_message_without_the_subject_the_answer_repeated() -> None:
@@ -39,7 +39,7 @@ def test_a_message_fits_the_frame_when_it_holds_it_in_order_and_little_else(
     message: str, fits: bool
 ) -> None:
     pattern = _pattern("What is like < provident > ?", "the homonym for provident is")
-    assert fits_frame(pattern, message) is fits
+    assert fits_frame(pattern, Message.of(message)) is fits
 
 
 def test_a_rule_names_a_phrase_of_the_corrected_message() -> None:
@@ -51,10 +51,11 @@ def test_a_rule_names_a_phrase_of_the_corrected_message() -> None:
     assert rule_phrase("When I say alike, I mean a synonym", key) == ""  # not in the message
     assert rule_phrase("No, I meant a synonym", key) == ""
     pattern = _pattern(key, "", "When I say similar to, I mean a synonym")
-    assert follows_rule(pattern, "Anything similar to happy?")
-    assert not follows_rule(pattern, "Anything dissimilar to happy?")
+    assert follows_rule(pattern, Message.of("Anything similar to happy?"))
+    assert not follows_rule(pattern, Message.of("Anything dissimilar to happy?"))
 
 
 def test_wording_similarity_counts_words_not_letters_and_ignores_fillers() -> None:
-    assert wording_similarity("what is like provident", "Hey, what is like quick?") == 0.75
-    assert wording_similarity("what is like provident", "What is like provident?") == 1.0
+    pattern = Pattern.of("What is like < provident > ?", "what is like", "")
+    assert wording_similarity(pattern, Message.of("Hey, what is like quick, please?")) == 0.75
+    assert wording_similarity(pattern, Message.of("What is like provident?")) == 1.0
