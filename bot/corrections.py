@@ -35,7 +35,7 @@ _CERTAIN = re.compile(
         r"i (?:meant(?! to\b)|mean\b|wanted|want|was asking|asked)",
         r"^\W*i (?:meant(?! to\b)|was asking (?:for|about)|asked for)\b",
         r"\bwhen i (?:say|ask for|ask about|ask|write)\b.+\bi(?: am|'m)? (?:mean|want)",
-        r"\bby .{1,40}\bi mean\b",
+        r"\bby (?!the way\b).{1,40}\bi mean\b",
     )),
     re.I,
 )

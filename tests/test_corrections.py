@@ -18,6 +18,8 @@ from bot.corrections import Signal, correction_command, detect, understanding_of
     ("Wrong.", Signal.POSSIBLE),
     ("No thanks, I'm fine", Signal.POSSIBLE),
     ("I meant to tell you: I got the job!", Signal.NONE),
+    ("By the way, I mean it: thank you", Signal.NONE),
+    ("By similar I mean the same meaning", Signal.CERTAIN),
     ("I love the sea", Signal.NONE),
     ("Nobody came to the party", Signal.NONE),
 ])
