@@ -113,11 +113,14 @@ class Corrections:
 
         `explicit` is a `/correct` command's feedback; otherwise the message is checked.
         """
+        text = explicit if explicit is not None else round_.user_text
+        signal = Signal.CERTAIN if explicit is not None else detect(text)
+        if signal is Signal.NONE:  # most messages: no query, no model call
+            return None
         previous = await self.previous_exchange(round_.user_id, round_.conversation_id, round_.id)
         if previous is None or previous.reply_text is None:  # nothing answered to correct
             return None
-        text = explicit if explicit is not None else round_.user_text
-        if explicit is None and not await self._is_correction(previous, text):
+        if explicit is None and not await self._is_correction(previous, text, signal):
             return None
         original = await self._original(previous)
         item = await self._feedback.remember(Correction(
@@ -139,9 +142,8 @@ class Corrections:
         earlier = await self._feedback.given_in_round(previous.user_id, previous.id)
         return earlier.key if earlier is not None else previous.user_text
 
-    async def _is_correction(self, previous: Round, text: str) -> bool:
-        signal = detect(text)
-        if signal is Signal.NONE or (signal is Signal.POSSIBLE and not self._confirm):
+    async def _is_correction(self, previous: Round, text: str, signal: Signal) -> bool:
+        if signal is Signal.POSSIBLE and not self._confirm:
             return False
         if not self._confirm:
             return True

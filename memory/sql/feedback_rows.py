@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy import delete, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from memory.feedback_match import normalize_key
@@ -128,12 +128,6 @@ class SQLFeedbackRows:
             )).scalars())
             await conn.execute(delete(feedback).where(where))
         return gone
-
-    async def count(self, user_id: str) -> int:
-        query = select(func.count()).select_from(feedback).where(
-            (feedback.c.user_id == user_id) & (feedback.c.status == ACTIVE))
-        async with self._engine.connect() as conn:
-            return int((await conn.execute(query)).scalar_one())
 
     async def _fetch(self, query: Any) -> list[Feedback]:
         async with self._engine.connect() as conn:
