@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 import socket
 import uuid
@@ -27,6 +28,7 @@ from bot.errors import ConfigError
 from bot.llm.base import ChatMessage, ChatModel
 from bot.llm.local_llama import LocalLlama
 from bot.llm.openai_chat import OpenAIChat
+from bot.prompt import memory_line
 from bot.settings import EmbeddingSettings, LLMSettings, Settings
 from jobs.drafts import Summarizer
 from jobs.extractive import ExtractiveSummarizer
@@ -44,9 +46,12 @@ from memory.embeddings.packaged import (
     minilm_tokenizer_file,
     smollm2_model_file,
 )
+from memory.facts import FactStore
 from memory.feedback import FeedbackMemory, LookupSettings
 from memory.protocols import Embedder
+from memory.relevance import Relevance, RelevancePlan
 from memory.sql.engine import open_engine
+from memory.sql.fact_rows import SQLFactRows
 from memory.sql.feedback_rows import SQLFeedbackRows
 from memory.sql.migrations import migrate
 from memory.sql.profiles import SQLProfileStore
@@ -54,6 +59,7 @@ from memory.sql.rounds import SQLRoundStore
 from memory.sql.stats import memory_stats
 from memory.sql.topic_rows import SQLTopicRows
 from memory.sql.user_export import UserExport
+from memory.tokens import TokenCounter, WordPieceCounter
 from memory.topics import IndexedTopicStore
 from memory.types import Recall, ScoredTopic, Topic
 from memory.vectors import ChromaIndex, open_client
@@ -68,6 +74,8 @@ class Companion:
     dialogue: Dialogue
     rounds: SQLRoundStore
     topics: IndexedTopicStore
+    facts: FactStore
+    relevance: Relevance
     feedback: FeedbackMemory
     embedder: Embedder
     model: ChatModel
@@ -112,10 +120,17 @@ async def open_companion(
         # Collections are named per embedding model: vectors of different models never mix.
         index = ChromaIndex(client, f"{settings.vector.collection}-{embedder.name}")
         topics = IndexedTopicStore(SQLTopicRows(engine), index, embedder)
+        facts = FactStore(
+            SQLFactRows(engine),
+            ChromaIndex(client, f"{settings.vector.collection}-facts-{embedder.name}"),
+            embedder,
+        )
+        counter = await asyncio.to_thread(WordPieceCounter, minilm_tokenizer_file())
+        relevance = build_relevance(settings, topics, facts, counter)
 
         model = model or build_chat_model(settings.llm)
         stack.push_async_callback(model.aclose)
-        worker = build_worker(settings, engine, topics, model, embedder, personas)
+        worker = build_worker(settings, engine, topics, facts, model, embedder, personas)
         stack.push_async_callback(worker.aclose)
         if sweep:
             scheduler = SweepScheduler(worker, settings.sql_url, settings.memory.sweep_minutes)
@@ -131,6 +146,7 @@ async def open_companion(
         dialogue = Dialogue(
             rounds=rounds,
             topics=topics,
+            relevance=relevance,
             profiles=SQLProfileStore(engine),
             embedder=embedder,
             model=model,
@@ -143,11 +159,12 @@ async def open_companion(
         access = AccessPolicy.from_settings(settings)
         commands = Commands(
             dialogue,
-            UserCommands(dialogue, rounds, topics, feedback, UserExport(engine)),
+            UserCommands(dialogue, rounds, topics, facts, feedback, UserExport(engine)),
             AdminCommands(
                 dialogue=dialogue,
                 rounds=rounds,
                 topics=topics,
+                facts=facts,
                 feedback=feedback,
                 worker=worker,
                 stats=lambda: memory_stats(engine),
@@ -155,15 +172,26 @@ async def open_companion(
             access,
         )
         yield Companion(
-            settings, dialogue, rounds, topics, feedback, embedder, model, commands, worker,
-            access,
+            settings, dialogue, rounds, topics, facts, relevance, feedback, embedder, model,
+            commands, worker, access,
         )
+
+
+def build_relevance(
+    settings: Settings, topics: IndexedTopicStore, facts: FactStore, counter: TokenCounter
+) -> Relevance:
+    chat = settings.chat
+    plan = RelevancePlan(mode=chat.relevance, tokens=chat.relevance_tokens,
+                         topics=chat.relevance_topics, floor=chat.relevance_floor)
+    line = functools.partial(memory_line, user_name=chat.user_name)
+    return Relevance(topics, facts, counter, line, plan)
 
 
 def build_worker(
     settings: Settings,
     engine: AsyncEngine,
     topics: IndexedTopicStore,
+    facts: FactStore,
     model: ChatModel,
     embedder: Embedder,
     personas: dict[str, Persona],
@@ -180,6 +208,7 @@ def build_worker(
         queue=queue,
         writes=TopicWrites(engine, queue),
         topics=topics,
+        facts=facts,
         summarizer=build_summarizer(settings, model, embedder),
         labels=LabelResolver(embedder, memory.label_similarity),
         personas=personas,

@@ -17,12 +17,11 @@ if TYPE_CHECKING:
     from bot.app import Companion
     from jobs.worker import MemoryWorker, SweepReport
 
-INGEST_BATCH = 500
-
 
 @click.group(invoke_without_command=True)
 @user_option
-@click.option("--rounds", "round_count", default=10, show_default=True, help="Rounds to show.")
+@click.option("--rounds", "round_count", default=10, show_default=True,
+              help="Rounds (and newest facts) to show.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
 @click.pass_context
 def memory(ctx: click.Context, user: str | None, round_count: int, as_json: bool) -> None:
@@ -45,6 +44,7 @@ def memory(ctx: click.Context, user: str | None, round_count: int, as_json: bool
 async def _overview(companion: Companion, who: str, round_count: int) -> dict[str, Any]:
     rounds = await companion.rounds.recent_rounds(who, round_count)
     topics = await companion.topics.list_topics(who)
+    facts = await companion.facts.newest(who, round_count)
     return {
         "user": who,
         "rounds_total": await companion.rounds.count_rounds(who),
@@ -60,13 +60,19 @@ async def _overview(companion: Companion, who: str, round_count: int) -> dict[st
              "updated_at": t.updated_at.isoformat()}
             for t in topics
         ],
+        "facts_total": await companion.facts.count(who),
+        "newest_facts": [
+            {"id": f.id, "said_by": f.speaker.value, "said_at": f.said_at.isoformat(),
+             "text": f.text, "rounds": list(f.round_ids)}
+            for f in facts
+        ],
     }
 
 
 def _print_overview(report: dict[str, Any]) -> None:
     click.echo(f"User {report['user']}: {report['rounds_total']} rounds "
                f"({report['rounds_unsummarized']} not yet summarized), "
-               f"{report['topics_total']} topics")
+               f"{report['topics_total']} topics, {report['facts_total']} facts")
     click.echo(f"\nLast {len(report['recent_rounds'])} rounds:")
     for r in report["recent_rounds"]:
         click.echo(f"  #{r['id']} [{r['status']}] you: {r['user']}")
@@ -77,6 +83,9 @@ def _print_overview(report: dict[str, Any]) -> None:
         click.echo(f"  [{t['id'][:8]}] {t['label']}: {t['description']}")
     if not report["topics"]:
         click.echo("  (none yet: topics are summarized from the rounds over time)")
+    click.echo(f"\nNewest {len(report['newest_facts'])} facts:")
+    for f in report["newest_facts"]:
+        click.echo(f"  [{f['id'][:8]}] {f['said_at'][:10]} {f['said_by']}: {f['text']}")
 
 
 @memory.command()
@@ -160,6 +169,7 @@ def ingest(ctx: click.Context, file: Any, user: str | None, no_jobs: bool) -> No
     """Import a conversation (JSONL: role, text, optional timestamp per line) as if chatted."""
     from tqdm import tqdm
 
+    from bot.ingest import ingest as store_and_upkeep
     from bot.ingest import read_exchanges
 
     settings = load_cli_settings(ctx)
@@ -170,13 +180,9 @@ def ingest(ctx: click.Context, file: Any, user: str | None, no_jobs: bool) -> No
         raise click.ClickException(f"{Path(file.name).name}: {rejection}") from rejection
 
     async def work(companion: Companion) -> SweepReport | None:
-        persona = await companion.dialogue.persona_for(who)
         with tqdm(total=len(exchanges), unit="round", desc="Importing") as bar:
-            for start in range(0, len(exchanges), INGEST_BATCH):
-                batch = exchanges[start:start + INGEST_BATCH]
-                await companion.rounds.import_rounds(who, persona.name, batch)
-                bar.update(len(batch))
-        return None if no_jobs else await companion.worker.upkeep(who)
+            return await store_and_upkeep(companion, who, exchanges, run_jobs=not no_jobs,
+                                          progress=bar.update)
 
     report = run_with_companion(settings, work)
     click.echo(f"Imported {len(exchanges)} rounds for {who}.")

@@ -106,7 +106,8 @@ class Corrections:
         """The user's last answered round in this chat: what a correction is about."""
         rounds = await self._rounds.recent_rounds(
             user_id, 1, before_id=before_round, conversation_id=conversation_id)
-        return rounds[-1] if rounds and rounds[-1].reply_text else None
+        last = rounds[-1] if rounds else None
+        return last if last and last.user_text and last.reply_text else None
 
     async def catch(self, round_: Round, persona: str, explicit: str | None) -> Caught | None:
         """Store the message of `round_` as feedback if it corrects the exchange before it.

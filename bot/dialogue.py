@@ -8,9 +8,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import weakref
-from collections.abc import AsyncGenerator, Awaitable, Callable
+from collections.abc import AsyncGenerator, Callable
 from contextlib import aclosing
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 from bot.corrections import Caught, Corrections, correction_command
 from bot.errors import InputRejected, ModelUnavailable, UserFacingError
@@ -27,7 +28,8 @@ from memory.protocols import (
     TopicStore,
     Vector,
 )
-from memory.types import Recall, ScoredFeedback, ScoredTopic
+from memory.relevance import Relevance
+from memory.types import Recall
 from personas.loader import Persona
 
 log = logging.getLogger(__name__)
@@ -85,6 +87,7 @@ class Dialogue:
         *,
         rounds: RoundStore,
         topics: TopicStore,
+        relevance: Relevance,
         profiles: ProfileStore,
         embedder: Embedder,
         model: ChatModel,
@@ -93,11 +96,14 @@ class Dialogue:
         feedback: FeedbackMemory,
         corrections: Corrections,
         on_round_stored: Callable[[str, int], None] | None = None,
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
     ) -> None:
         """`on_round_stored(user_id, rounds_waiting)` runs after every stored round: the hook
-        for memory upkeep, which must return at once."""
+        for memory upkeep, which must return at once. `clock` tells the prompt today's date."""
         self._rounds = rounds
         self._topics = topics
+        self._relevance = relevance
+        self._clock = clock
         self._profiles = profiles
         self._embedder = embedder
         self._model = model
@@ -208,14 +214,19 @@ class Dialogue:
 
     async def recall(self, user_id: str, text: str, *, before_round: int | None = None) -> Recall:
         """Recency, Relevance, Latest_topics and clarifications for a message, all filtered by
-        `user_id` (clarifications may also come from feedback shared with everyone)."""
-        recent, (relevant, clarifications), latest = await asyncio.gather(
-            self._rounds.recent_rounds(
-                user_id, self._chat.recency_rounds, before_id=before_round
-            ),
-            self._by_meaning(user_id, text),
-            self._topics.latest(user_id, self._chat.latest_topics),
-        )
+        `user_id` (clarifications may also come from feedback shared with everyone). The reads
+        run together; the message is embedded once, while they wait on SQL."""
+        vector = asyncio.ensure_future(self._vector(text))
+        try:
+            recent, relevant, latest, clarifications = await asyncio.gather(
+                self._rounds.recent_rounds(
+                    user_id, self._chat.recency_rounds, before_id=before_round),
+                self._relevance.find(user_id, text, vector),
+                self._topics.latest(user_id, self._chat.latest_topics),
+                self._feedback.lookup(user_id, text, vector),
+            )
+        finally:  # a failed read must not leave the embedding running unwatched
+            vector.cancel()
         recent = fit_recent(recent, self._chat.recency_max_chars)
         return Recall(recent=recent, relevant=tuple(relevant), latest=tuple(latest),
                       clarifications=tuple(clarifications))
@@ -229,36 +240,16 @@ class Dialogue:
         return Recall(recent=fit_recent(recent, self._chat.recency_max_chars), relevant=(),
                       latest=())
 
-    async def _by_meaning(
-        self, user_id: str, text: str
-    ) -> tuple[list[ScoredTopic], list[ScoredFeedback]]:
-        """Relevant topics and applicable feedback: the lookups that need the message's vector.
-        Feedback rows are read while the message is embedded."""
-        vector = asyncio.ensure_future(self._vector(text))
-        relevant, clarifications = await asyncio.gather(
-            self._relevant(user_id, vector), self._feedback.lookup(user_id, text, vector)
-        )
-        return relevant, clarifications
-
     async def _vector(self, text: str) -> Vector | None:
-        if self._chat.relevance_topics == 0 and not self._feedback.enabled:
+        if not self._relevance.enabled and not self._feedback.enabled:
             return None
         try:
             [vector] = await self._embedder.embed([text])
         except EmbeddingUnavailable as error:
-            log.warning("No Relevance (and feedback by wording only) for this reply: %s", error)
+            log.warning("Relevance by words only (and feedback by wording) for this reply: %s",
+                        error)
             return None
         return vector
-
-    async def _relevant(
-        self, user_id: str, pending: Awaitable[Vector | None]
-    ) -> list[ScoredTopic]:
-        vector = await pending
-        if self._chat.relevance_topics == 0 or vector is None:
-            return []
-        return await self._topics.search(
-            user_id, vector, limit=self._chat.relevance_topics, floor=self._chat.relevance_floor
-        )
 
     async def prepare(self, user_id: str, text: str) -> tuple[Recall, list[ChatMessage]]:
         """The recall and the messages a reply to `text` would use; stores nothing."""
@@ -273,6 +264,7 @@ class Dialogue:
             text,
             user_name=self._chat.user_name,
             recency_max_chars=self._chat.recency_max_chars,
+            today=self._clock().date(),
         )
 
     def last_recall(self, user_id: str) -> Recall | None:

@@ -1,20 +1,45 @@
-"""Read a conversation exported from elsewhere: JSONL, one message per line.
+"""Bring a conversation in from elsewhere: JSONL, one message per line.
 
 Each line is `{"role": "user" | "assistant", "text": "...", "timestamp": ...}` (timestamp
 optional: ISO 8601 or seconds since the epoch). A user line and the assistant line after it make
-one round. The whole file is checked before anything is stored.
+one round; an assistant line with no user line before it (the companion spoke first) is a round
+of its own. The whole file is checked before anything is stored, and every round keeps its time.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bot.errors import InputRejected
 from bot.inbound import clean_message
 from memory.types import Exchange
+
+if TYPE_CHECKING:
+    from bot.app import Companion
+    from jobs.worker import SweepReport
+
+BATCH = 500
+
+
+async def ingest(
+    companion: Companion,
+    user_id: str,
+    exchanges: Sequence[Exchange],
+    *,
+    run_jobs: bool = True,
+    progress: Callable[[int], object] = lambda stored: None,
+) -> SweepReport | None:
+    """Store the rounds as if chatted (in batches, `progress` told of each), then run the
+    memory jobs they make due, unless `run_jobs` is False."""
+    persona = await companion.dialogue.persona_for(user_id)
+    for start in range(0, len(exchanges), BATCH):
+        batch = exchanges[start:start + BATCH]
+        await companion.rounds.import_rounds(user_id, persona.name, batch)
+        progress(len(batch))
+    return await companion.worker.upkeep(user_id) if run_jobs else None
 
 
 def read_exchanges(lines: Iterable[str], max_chars: int) -> list[Exchange]:
@@ -29,8 +54,8 @@ def read_exchanges(lines: Iterable[str], max_chars: int) -> list[Exchange]:
         elif exchanges and exchanges[-1].reply_text is None:
             last = exchanges[-1]
             exchanges[-1] = Exchange(last.user_text, text, last.at)
-        else:
-            raise InputRejected(f"Line {number}: an assistant message with no user message before")
+        else:  # the companion spoke first (a greeting, a check-in): a round without a message
+            exchanges.append(Exchange("", text, at))
     return exchanges
 
 

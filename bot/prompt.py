@@ -6,9 +6,10 @@ Pure: the same persona, recall and message always give the same messages.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import date, datetime
 
 from bot.llm.base import ChatMessage
-from memory.types import Recall, Round, ScoredFeedback, ScoredTopic, Topic
+from memory.types import Fact, Found, Recall, Round, ScoredFeedback, Speaker, Topic
 from personas.loader import Persona
 
 NOTHING_YET = "(nothing yet)"
@@ -26,20 +27,25 @@ def build_messages(
     *,
     user_name: str = "host",
     recency_max_chars: int = 16_000,
+    today: date | None = None,
 ) -> list[ChatMessage]:
-    """A system message (role prompt + Recency, Relevance, Latest_topics, and clarifications
-    from feedback when some apply) and the user's message.
+    """A system message (role prompt, today's date, Recency, Relevance, Latest_topics, and
+    clarifications from feedback when some apply) and the user's message.
 
     Recency shows the rounds of the recall (see `fit_recent`); a single round longer than
-    `recency_max_chars` is cut to its end.
+    `recency_max_chars` is cut to its end. Every memory shows the day it was said, so "when"
+    and "how long ago" can be answered.
     """
     recency = _recency(recall.recent, persona.display_name, user_name, recency_max_chars)
-    sections = [
-        persona.role_prompt.strip(),
+    sections = [persona.role_prompt.strip()]
+    if today is not None:
+        sections.append(f"Today is {today:%A}, {day(today)}.")
+    sections += [
         f"Firstly, this is the recent chat between you and the {user_name}:",
         _block(recency),
-        f"Then, these are the topics most relevant to what the {user_name} just said:",
-        _block(_relevance(recall.relevant)),
+        f"Then, these are the memories most relevant to what the {user_name} just said, each "
+        f"with the day it was said (\"{user_name}:\" the {user_name} said it, \"you:\" you did):",
+        _block(_relevance(recall.relevant, user_name)),
         f"Finally, here are a few topics recently discussed with the {user_name}:",
         _block(_latest(recall.latest)),
     ]
@@ -85,12 +91,30 @@ def fit_recent(rounds: Sequence[Round], max_chars: int) -> tuple[Round, ...]:
     return tuple(reversed(kept))
 
 
+def day(when: date | datetime) -> str:
+    """`8 May 2023`: how the prompt, `/why` and `/memories` date things."""
+    return f"{when.day} {when:%B %Y}"
+
+
+def memory_line(memory: Topic | Fact, user_name: str = "host") -> str:
+    """One memory as the Relevance and Latest_topics slots show it, dated."""
+    if isinstance(memory, Topic):
+        return f"- [{day(memory.updated_at)}] {memory.description}"
+    who = user_name if memory.speaker is Speaker.USER else "you"
+    return f"- [{day(memory.said_at)}] {who}: {memory.text}"
+
+
 def _recency(
     rounds: tuple[Round, ...], companion_name: str, user_name: str, max_chars: int
 ) -> str:
     lines = []
+    said_on: date | None = None
     for round_ in rounds:
-        lines.append(f"{user_name.capitalize()}: {round_.user_text}")
+        if round_.created_at.date() != said_on:  # a line with the day where a new day begins
+            said_on = round_.created_at.date()
+            lines.append(f"[{day(said_on)}]")
+        if round_.user_text:  # a conversation may open with the companion's message
+            lines.append(f"{user_name.capitalize()}: {round_.user_text}")
         if round_.reply_text:
             lines.append(f"{companion_name}: {round_.reply_text}")
     text = "\n".join(lines)
@@ -99,8 +123,8 @@ def _recency(
     return text or NOTHING_YET
 
 
-def _relevance(scored: tuple[ScoredTopic, ...]) -> str:
-    return "\n".join(f"- {s.topic.description}" for s in scored) or NOTHING_YET
+def _relevance(found: tuple[Found, ...], user_name: str) -> str:
+    return "\n".join(memory_line(f.memory, user_name) for f in found) or NOTHING_YET
 
 
 def _clarifications(found: tuple[ScoredFeedback, ...]) -> str:
@@ -110,4 +134,4 @@ def _clarifications(found: tuple[ScoredFeedback, ...]) -> str:
 
 
 def _latest(topics: tuple[Topic, ...]) -> str:
-    return "\n".join(f"- {t.description}" for t in topics) or NOTHING_YET
+    return "\n".join(memory_line(t) for t in topics) or NOTHING_YET

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Protocol
 
-from memory.types import Round
+from memory.types import Round, Speaker
 
 
 @dataclass(frozen=True, slots=True)
@@ -15,6 +16,16 @@ class TopicDraft:
 
     label: str
     description: str
+
+
+@dataclass(frozen=True, slots=True)
+class FactDraft:
+    """A fact found in a window: one statement, who said it, the rounds it came from and when."""
+
+    text: str
+    speaker: Speaker
+    round_ids: tuple[int, ...]
+    said_at: datetime
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,12 +41,14 @@ class NothingUsable(RuntimeError):
 
 
 class Summarizer(Protocol):
-    """Condenses rounds into topics, and a label's descriptions into one.
+    """Condenses rounds into topics and facts, and a label's descriptions into one.
 
     Never invents: every stored word comes from the rounds (or from the model, validated
     against them). Raises `NothingUsable` or `ModelUnavailable` when it cannot do the job.
     """
 
     async def summarize(self, rounds: Sequence[Round], voices: Voices) -> list[TopicDraft]: ...
+
+    async def facts(self, rounds: Sequence[Round], voices: Voices) -> list[FactDraft]: ...
 
     async def merge(self, label: str, descriptions: Sequence[str], voices: Voices) -> str: ...

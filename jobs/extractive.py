@@ -1,8 +1,10 @@
-"""Topics without a language model: the user's own sentences, grouped by meaning.
+"""Topics and facts without a language model: the sentences said, kept verbatim.
 
-The user's fact-bearing sentences (first person, not questions) are embedded and clustered;
-each group is named by the everyday topic closest in meaning (or its top keyword) and described
-by its most central sentences, verbatim and in order. Verbatim sentences cannot invent anything.
+Topics: the user's sentences about themselves (first person, no questions, no small talk) are
+embedded and clustered; each group is named by the everyday topic closest in meaning (or its
+top keyword) and described by its most central sentences, verbatim and in order. Facts: every
+sentence of the user worth keeping, and every concrete suggestion of the companion, each whole.
+Verbatim sentences cannot invent anything.
 """
 
 from __future__ import annotations
@@ -14,21 +16,19 @@ from collections.abc import Sequence
 import numpy as np
 from sklearn.cluster import AgglomerativeClustering
 
-from jobs.drafts import TopicDraft, Voices
+from jobs.drafts import FactDraft, TopicDraft, Voices
 from jobs.parsing import keyword_label
+from jobs.statements import self_statements, split_sentences, suggestions, user_facts
 from jobs.topic_labels import EverydayLabels
 from memory.protocols import Embedder
-from memory.types import Round
+from memory.types import Round, Speaker
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
-_FIRST_PERSON = re.compile(r"\b(i|i'm|i've|i'd|i'll|im|my|me|mine|we|we're|our|us)\b", re.I)
 # "The host and I talked about X, and the host said (that):" and the like, before the facts.
 _TEMPLATE_HEAD = re.compile(
     r"^.*?talked about [^,.;:]*[,.;:]\s*(?:and\s+)?(?:(?:the\s+)?\w+\s+)?"
     r"(?:said|mentioned|shared|expressed|told me)\b(?:\s+that)?\s*:?\s*",
     re.IGNORECASE | re.DOTALL,
 )
-MIN_WORDS = 4
 
 
 class ExtractiveSummarizer:
@@ -51,7 +51,7 @@ class ExtractiveSummarizer:
         self._duplicate = duplicate_similarity
 
     async def summarize(self, rounds: Sequence[Round], voices: Voices) -> list[TopicDraft]:
-        said = list(dict.fromkeys(s for r in rounds for s in fact_sentences(r.user_text)))
+        said = list(dict.fromkeys(s for r in rounds for s in self_statements(r.user_text)))
         if not said:
             return []  # small talk only: nothing about the user to keep
         said_vectors = np.array(await self._embedder.embed(said))
@@ -66,6 +66,9 @@ class ExtractiveSummarizer:
             TopicDraft(label, self._describe(label, sentences, vectors, sorted(members), voices))
             for label, members in by_label.items()
         ]
+
+    async def facts(self, rounds: Sequence[Round], voices: Voices) -> list[FactDraft]:
+        return extract_facts(rounds)
 
     async def merge(self, label: str, descriptions: Sequence[str], voices: Voices) -> str:
         """Keep the newest and most central sentences, drop near-duplicates, in time order."""
@@ -127,16 +130,16 @@ class ExtractiveSummarizer:
         return sorted(kept)
 
 
-def fact_sentences(text: str) -> list[str]:
-    """The sentences in which the user tells something about themselves."""
-    return [
-        s for s in split_sentences(text)
-        if _FIRST_PERSON.search(s) and not s.endswith("?") and len(s.split()) >= MIN_WORDS
-    ]
-
-
-def split_sentences(text: str) -> list[str]:
-    return [s.strip() for s in _SENTENCE_END.split(text) if s.strip()]
+def extract_facts(rounds: Sequence[Round]) -> list[FactDraft]:
+    """The window's facts in the order said; a sentence said again is kept once (the first)."""
+    found: dict[tuple[Speaker, str], FactDraft] = {}
+    for round_ in rounds:
+        said = [(Speaker.USER, s) for s in user_facts(round_.user_text)]
+        said += [(Speaker.COMPANION, s) for s in suggestions(round_.reply_text or "")]
+        for speaker, sentence in said:
+            key = (speaker, " ".join(sentence.lower().split()))
+            found.setdefault(key, FactDraft(sentence, speaker, (round_.id,), round_.created_at))
+    return list(found.values())
 
 
 def _said_part(description: str) -> str:

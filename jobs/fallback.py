@@ -6,7 +6,7 @@ import logging
 from collections.abc import Sequence
 
 from bot.errors import ModelUnavailable
-from jobs.drafts import NothingUsable, Summarizer, TopicDraft, Voices
+from jobs.drafts import FactDraft, NothingUsable, Summarizer, TopicDraft, Voices
 from memory.types import Round
 
 log = logging.getLogger(__name__)
@@ -25,6 +25,13 @@ class FallbackSummarizer:
         except (NothingUsable, ModelUnavailable) as error:
             log.info("Summarizing without the model for this window: %s", error)
             return await self._fallback.summarize(rounds, voices)
+
+    async def facts(self, rounds: Sequence[Round], voices: Voices) -> list[FactDraft]:
+        try:
+            return await self._primary.facts(rounds, voices)
+        except (NothingUsable, ModelUnavailable) as error:
+            log.info("Finding facts without the model for this window: %s", error)
+            return await self._fallback.facts(rounds, voices)
 
     async def merge(self, label: str, descriptions: Sequence[str], voices: Voices) -> str:
         try:

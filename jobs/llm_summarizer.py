@@ -6,9 +6,10 @@ import asyncio
 from collections.abc import Sequence
 
 from bot.llm.base import ChatMessage, ChatModel
-from jobs.drafts import NothingUsable, TopicDraft, Voices
+from jobs.drafts import FactDraft, NothingUsable, TopicDraft, Voices
+from jobs.fact_parsing import parse_facts
 from jobs.parsing import parse_merged, parse_topics
-from jobs.prompts import merge_prompt, summary_prompt
+from jobs.prompts import facts_prompt, merge_prompt, summary_prompt
 from memory.types import Round
 
 
@@ -24,6 +25,10 @@ class LLMSummarizer:
         if not drafts:
             raise NothingUsable(f"no grounded topic in the model's answer: {output[:200]!r}")
         return drafts
+
+    async def facts(self, rounds: Sequence[Round], voices: Voices) -> list[FactDraft]:
+        output = await self._ask(facts_prompt(rounds, voices))
+        return await asyncio.to_thread(parse_facts, output, rounds, voices)
 
     async def merge(self, label: str, descriptions: Sequence[str], voices: Voices) -> str:
         output = await self._ask(merge_prompt(descriptions, voices))

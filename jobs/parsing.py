@@ -12,6 +12,7 @@ import re
 import yake
 
 from jobs.drafts import TopicDraft
+from memory.lexical import STOP_WORDS
 
 _ITEM = re.compile(r"^\s*(?:\d+\s*[.):]|[-*•])\s+(?P<body>.+)$")
 _TALKED = re.compile(
@@ -48,7 +49,7 @@ _GROUNDING_SHARE = 0.6
 
 def parse_topics(output: str, said: str) -> list[TopicDraft]:
     """The topics in `output` grounded in `said` (the user's own words); may be empty."""
-    known = _stems(said)
+    known = stems(said)
     drafts: list[TopicDraft] = []
     for piece in _pieces(output):
         draft = _draft(piece, known)
@@ -64,7 +65,7 @@ def parse_merged(output: str, sources: str) -> str | None:
                  0)
     body = " ".join(lines[start:])
     item = _ITEM.match(body)
-    draft = _draft(item.group("body") if item else body, _stems(sources))
+    draft = _draft(item.group("body") if item else body, stems(sources))
     return draft.description if draft else None
 
 
@@ -93,7 +94,7 @@ def _draft(piece: str, known: set[str]) -> TopicDraft | None:
     text = re.sub(r"^[^.:]{1,40}:\s*(?=The\b)", "", text)  # "Hobbies: The host and I..."
     match = _TALKED.search(text)
     said = match.group("rest") if match else text  # the label may abstract; the facts may not
-    if _PLACEHOLDER.search(text) or not _grounded(said, known):
+    if _PLACEHOLDER.search(text) or not grounded(said, known):
         return None
     label = _clean_label(match.group("label")) if match else ""
     if not label or len(label.split()) > _MAX_LABEL_WORDS:
@@ -101,8 +102,8 @@ def _draft(piece: str, known: set[str]) -> TopicDraft | None:
     return TopicDraft(label=label, description=text) if label else None
 
 
-def _grounded(text: str, known: set[str]) -> bool:
-    words = _stems(text)
+def grounded(text: str, known: set[str]) -> bool:
+    words = stems(text)
     shared = words & known
     enough = min(_GROUNDING_WORDS, len(words))
     return bool(shared) and len(shared) >= enough and len(shared) >= _GROUNDING_SHARE * len(words)
@@ -113,7 +114,7 @@ def _clean_label(raw: str) -> str:
     return label.strip()
 
 
-def _stems(text: str) -> set[str]:
+def stems(text: str) -> set[str]:
     """Content words, cut to four letters so 'plays' meets 'playing' and 'admires' 'admire'."""
     stems = {w[:4] for w in (m.lower() for m in _WORD.findall(text)) if w not in _TEMPLATE_WORDS}
     return stems - _COMMON_STEMS
@@ -125,9 +126,16 @@ def _keywords() -> yake.KeywordExtractor:
 
 
 def keyword_label(text: str) -> str:
-    """A short label from the text's top keyword (yake), for a topic that came without one."""
+    """A short label from the text's top keyword (yake), for a topic that came without one.
+    Function words, fragments of contractions ("couldn") and everyday words ("week") make no
+    label."""
     for keyword, _score in _keywords().extract_keywords(text):
-        if keyword.lower() not in _TEMPLATE_WORDS:
+        if _can_label(keyword.lower()):
             return keyword.lower()
-    words = sorted({m.lower() for m in _WORD.findall(text)} - _TEMPLATE_WORDS)
+    words = sorted(w for w in {m.lower() for m in _WORD.findall(text)} if _can_label(w))
     return words[0] if words else ""
+
+
+def _can_label(word: str) -> bool:
+    return (len(word) >= 4 and word not in _TEMPLATE_WORDS and word not in STOP_WORDS
+            and word not in _COMMON_WORDS)

@@ -44,7 +44,25 @@ def merge_prompt(descriptions: Sequence[str], voices: Voices) -> str:
 def transcript(rounds: Sequence[Round], voices: Voices) -> str:
     lines = []
     for round_ in rounds:
-        lines.append(f"{voices.user.capitalize()}: {round_.user_text}")
+        if round_.user_text:  # a conversation may open with the companion's message
+            lines.append(f"{voices.user.capitalize()}: {round_.user_text}")
         if round_.reply_text:
             lines.append(f"{voices.companion}: {round_.reply_text}")
     return "\n".join(lines)
+
+
+def facts_prompt(rounds: Sequence[Round], voices: Voices) -> str:
+    """Facts beside the paper's topics: one statement a line, kept in the words said."""
+    user = voices.user
+    return (
+        f"You are {voices.companion}. List the facts worth remembering from your conversation "
+        f"with the {user} below, one per line:\n"
+        f"- what the {user} said about themselves and their life (people, pets, places, dates, "
+        f"plans, likes, events), as \"{user.capitalize()}: <the fact>\";\n"
+        "- what you suggested or answered that names something (a title, a place, a person, "
+        "advice), as \"You: <the fact>\".\n"
+        "Keep each fact to one short sentence in the words that were used. Leave out greetings, "
+        "thanks, agreement and small talk. If there is nothing to remember, answer \"None\". "
+        "You cannot fabricate content.\n"
+        f"=====\n{transcript(rounds, voices)}\n====="
+    )

@@ -23,6 +23,7 @@ from memory.sql.tables import memory_jobs, memory_progress, rounds
 
 SUMMARIZE = "summarize"
 MERGE = "merge"
+FACTS = "facts"  # facts for a window summarized before facts existed (see migration 3)
 PENDING, RUNNING, DONE, FAILED = "pending", "running", "done", "failed"
 
 

@@ -9,10 +9,11 @@ from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from jobs.queue import Job, JobQueue
+from memory.sql.fact_rows import fact_row
 from memory.sql.rounds import to_round
-from memory.sql.tables import rounds, topics
+from memory.sql.tables import facts, rounds, topics
 from memory.sql.topic_rows import ACTIVE, MERGED, to_topic, topic_row
-from memory.types import Round, Topic
+from memory.types import Fact, Round, Topic
 
 
 class StaleMerge(RuntimeError):
@@ -39,9 +40,9 @@ class TopicWrites:
             return [to_round(row) for row in (await conn.execute(query)).mappings()]
 
     async def commit_summary(self, job: Job, read: Sequence[Round], new_topics: Sequence[Topic],
-                             keys: Sequence[str]) -> None:
-        """Job done, topics in, rounds marked summarized: all or nothing. The claim is checked
-        first; the rounds must still be the ones read (not forgotten meanwhile)."""
+                             keys: Sequence[str], new_facts: Sequence[Fact]) -> None:
+        """Job done, topics and facts in, rounds marked summarized: all or nothing. The claim
+        is checked first; the rounds must still be the ones read (not forgotten meanwhile)."""
         rows = [topic_row(t, source_job_id=job.id) | {"label_key": k}
                 for t, k in zip(new_topics, keys, strict=True)]
         async with self._engine.begin() as conn:
@@ -56,6 +57,26 @@ class TopicWrites:
                 raise StaleWindow(f"the rounds of {job.key} changed while it ran")
             if rows:
                 await conn.execute(insert(topics), rows)
+            await self._insert_facts(conn, job, new_facts)
+
+    async def commit_facts(self, job: Job, read: Sequence[Round],
+                           new_facts: Sequence[Fact]) -> None:
+        """A backfill's facts in and its job done, if its rounds are all still there."""
+        async with self._engine.begin() as conn:
+            await self._queue.complete(conn, job)
+            still = (await conn.execute(
+                select(func.count()).select_from(rounds)
+                .where((rounds.c.user_id == job.user_id)
+                       & rounds.c.id.in_([r.id for r in read]))
+            )).scalar_one()
+            if still != len(read):
+                raise StaleWindow(f"the rounds of {job.key} were forgotten while it ran")
+            await self._insert_facts(conn, job, new_facts)
+
+    async def _insert_facts(self, conn: Any, job: Job, new_facts: Sequence[Fact]) -> None:
+        if new_facts:
+            await conn.execute(insert(facts),
+                               [fact_row(f, source_job_id=job.id) for f in new_facts])
 
     async def active_topics(self, user_id: str, ids: Sequence[str]) -> list[Topic]:
         query = (

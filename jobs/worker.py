@@ -17,13 +17,14 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from bot.errors import ModelUnavailable
-from jobs.drafts import NothingUsable, Summarizer, Voices
+from jobs.drafts import FactDraft, NothingUsable, Summarizer, Voices
 from jobs.labels import LabelResolver
-from jobs.queue import MERGE, SUMMARIZE, Job, JobQueue, LostClaim
+from jobs.queue import FACTS, MERGE, SUMMARIZE, Job, JobQueue, LostClaim
 from jobs.topic_writes import StaleMerge, StaleWindow, TopicWrites
+from memory.facts import FactStore
 from memory.protocols import EmbeddingUnavailable
 from memory.topics import IndexedTopicStore
-from memory.types import Round, Topic
+from memory.types import Fact, Round, Topic
 from personas.loader import Persona
 
 log = logging.getLogger(__name__)
@@ -43,13 +44,15 @@ class Cadence:
 class SweepReport:
     summarized: int = 0
     merged: int = 0
+    backfilled: int = 0  # windows of before facts existed that got their facts
     failed: int = 0
     reindexed: int = 0
     jobs: list[str] = field(default_factory=list)
 
 
 class MemoryWorker:
-    """Runs summarize and merge jobs for the users whose memory needs upkeep."""
+    """Runs summarize and merge jobs (and the backfill of facts) for the users whose memory
+    needs upkeep."""
 
     def __init__(
         self,
@@ -57,6 +60,7 @@ class MemoryWorker:
         queue: JobQueue,
         writes: TopicWrites,
         topics: IndexedTopicStore,
+        facts: FactStore,
         summarizer: Summarizer,
         labels: LabelResolver,
         personas: dict[str, Persona],
@@ -67,6 +71,7 @@ class MemoryWorker:
         self.queue = queue
         self._writes = writes
         self._topics = topics
+        self._facts = facts
         self._summarizer = summarizer
         self._labels = labels
         self._personas = personas
@@ -135,6 +140,9 @@ class MemoryWorker:
             elif job.kind == MERGE:
                 await self._merge(job)
                 report.merged += 1
+            elif job.kind == FACTS:
+                await self._backfill_facts(job)
+                report.backfilled += 1
             report.jobs.append(job.key)
         except LostClaim as error:  # another worker has it now; nothing of ours was committed
             log.warning("Memory job %s: %s", job.key, error)
@@ -156,6 +164,7 @@ class MemoryWorker:
     async def _summarize(self, job: Job) -> None:
         rounds = await self._writes.rounds_of(job)
         drafts = await self._summarizer.summarize(rounds, self._voices(rounds)) if rounds else []
+        new_facts = await self._find_facts(job, rounds)
         existing = await self._writes.label_keys(job.user_id)
         keys = await self._labels.keys_for([d.label for d in drafts], existing)
         when = rounds[-1].created_at if rounds else datetime.now(UTC)
@@ -164,8 +173,19 @@ class MemoryWorker:
                   description=d.description, created_at=when, updated_at=when)
             for i, d in enumerate(drafts)
         ]
-        await self._writes.commit_summary(job, rounds, new_topics, keys)
-        await self._after_commit(job, new_topics, [])
+        await self._writes.commit_summary(job, rounds, new_topics, keys, new_facts)
+        await self._after_commit(job, new_topics, [], new_facts)
+
+    async def _backfill_facts(self, job: Job) -> None:
+        """Facts for a window summarized before facts existed; its topics stay as they are."""
+        rounds = await self._writes.rounds_of(job)
+        new_facts = await self._find_facts(job, rounds)
+        await self._writes.commit_facts(job, rounds, new_facts)
+        await self._after_commit(job, [], [], new_facts)
+
+    async def _find_facts(self, job: Job, rounds: Sequence[Round]) -> list[Fact]:
+        drafts = await self._summarizer.facts(rounds, self._voices(rounds)) if rounds else []
+        return [_fact(job, i, d) for i, d in enumerate(drafts)]
 
     async def _merge(self, job: Job) -> None:
         sources = await self._writes.active_topics(job.user_id, job.topic_ids)
@@ -180,14 +200,16 @@ class MemoryWorker:
             updated_at=max(t.updated_at for t in sources),
         )
         await self._writes.commit_merge(job, merged, job.label_key or "", sources)
-        await self._after_commit(job, [merged], [t.id for t in sources])
+        await self._after_commit(job, [merged], [t.id for t in sources], [])
 
-    async def _after_commit(self, job: Job, added: list[Topic], retired: list[str]) -> None:
+    async def _after_commit(self, job: Job, added: list[Topic], retired: list[str],
+                            new_facts: list[Fact]) -> None:
         """Index what a committed job wrote. The job is done whatever happens here: rows that
         could not be indexed stay marked, and the next sweep repairs them."""
         try:
             await self._topics.index(added)
             await self._topics.unindex(job.user_id, retired)
+            await self._facts.index(new_facts)
         except EmbeddingUnavailable as error:
             log.warning("Memory job %s: indexing left to the next sweep: %s", job.key, error)
         await self._enqueue_merges(job.user_id)
@@ -197,8 +219,8 @@ class MemoryWorker:
             await self.queue.enqueue_merge(user, key, ids)
 
     async def reindex(self) -> int:
-        """Bring the vector index in line with SQL where an interrupted job left it behind."""
-        repaired = 0
+        """Bring the vector indexes in line with SQL where an interrupted job left them behind."""
+        repaired = await self._facts.reindex()
         while stale := await self._writes.unindexed():
             for user_id in {t.user_id for t, _ in stale}:
                 mine = [(t, s) for t, s in stale if t.user_id == user_id]
@@ -228,6 +250,12 @@ class MemoryWorker:
         for task in list(self._tasks):
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
+
+
+def _fact(job: Job, index: int, draft: FactDraft) -> Fact:
+    """Like topic ids, fact ids come from the job: a rerun can never duplicate a fact."""
+    return Fact(id=_stable_id(f"{job.key}/fact", index), user_id=job.user_id, text=draft.text,
+                speaker=draft.speaker, said_at=draft.said_at, round_ids=draft.round_ids)
 
 
 def _stable_id(job_key: str, index: int) -> str:

@@ -50,6 +50,49 @@ class Topic:
     updated_at: datetime
 
 
+class Speaker(StrEnum):
+    """Who said a fact: the user, or the companion (a suggestion, an answer)."""
+
+    USER = "user"
+    COMPANION = "companion"
+
+
+@dataclass(frozen=True, slots=True)
+class Fact:
+    """One short statement from a round, kept in the words it was said in: something the user
+    told about themselves and their life, or something concrete the companion suggested."""
+
+    id: str
+    user_id: str
+    text: str
+    speaker: Speaker
+    said_at: datetime  # when the round it came from was said
+    round_ids: tuple[int, ...]  # provenance: the rounds it came from
+
+
+@dataclass(frozen=True, slots=True)
+class Found:
+    """A memory (topic or fact) found for a message, with how it was found.
+
+    `score` orders what was found (higher is better): the fused rank of both searches, or the
+    cosine similarity when only topics are searched by meaning. `similarity` is the cosine of
+    the message and the memory when the search by meaning found it, `words` the lexical score
+    when the search by words did; `tokens` is what it costs in the prompt.
+    """
+
+    memory: Topic | Fact
+    score: float
+    similarity: float | None = None
+    words: float | None = None
+    tokens: int = 0
+
+    @property
+    def how(self) -> str:
+        if self.similarity is not None and self.words is not None:
+            return "words and meaning"
+        return "words" if self.words is not None else "meaning"
+
+
 @dataclass(frozen=True, slots=True)
 class ScoredTopic:
     """A topic found by similarity; score is cosine similarity, higher is closer."""
@@ -89,7 +132,7 @@ class Recall:
     """The memories that went into one prompt, so a frontend can show why the companion said it."""
 
     recent: tuple[Round, ...]
-    relevant: tuple[ScoredTopic, ...]
+    relevant: tuple[Found, ...]
     latest: tuple[Topic, ...]
     clarifications: tuple[ScoredFeedback, ...] = ()
 

@@ -39,7 +39,7 @@ async def test_forget_one_topic_by_id(companion: Companion) -> None:
 async def test_forget_cannot_reach_another_users_topic(companion: Companion) -> None:
     bens = await companion.add_topic("ben", "work", "The host is a baker.")
     answer = await _run(companion, "ana", f"/forget {bens.id[:8]}")
-    assert answer.startswith("No topic has the id")
+    assert answer.startswith("No memory has the id")
     assert await companion.topics.count("ben") == 1
 
 
@@ -50,7 +50,7 @@ async def test_forget_all_clears_rounds_and_topics_of_that_user_only(
         await companion.add_topic(user, "hobbies", "The host plays table tennis.")
         await _chat(companion, user, "I love table tennis")
     answer = await _run(companion, "ana", "/forget all")
-    assert answer == "Forgotten: 1 rounds, 1 topics and 0 corrections. We start afresh."
+    assert answer == "Forgotten: 1 rounds, 1 topics, 0 facts and 0 corrections. We start afresh."
     assert await companion.rounds.count_rounds("ana") == 0
     assert await companion.topics.count("ana") == 0
     assert await companion.search_topics("ana", "table tennis") == []
@@ -67,7 +67,9 @@ async def test_why_names_the_memories_behind_the_last_reply(
     await _chat(companion, "ana", "Which sport do I play?")
     why = await _run(companion, "ana", "/why")
     assert "Recency: 1 recent rounds" in why
-    assert f"[{hobby.id[:8]}] hobbies" in why.split("Relevance:")[1].split("Latest")[0]
+    relevance = why.split("Relevance")[1].split("Latest")[0]
+    assert f"[{hobby.id[:8]}] topic 'hobbies'" in relevance
+    assert "by meaning (similarity 0." in relevance
 
 
 async def test_unknown_command_and_bad_usage_get_help(companion: Companion) -> None:

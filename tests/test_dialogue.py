@@ -86,8 +86,8 @@ async def test_relevance_and_latest_topics_reach_the_prompt(
     await companion.add_topic("ana", "work", "The host and I talked about work; she is a nurse.")
     events = await _talk(companion, "ana", "Which sport do I play?")
     recall = events[0].recall  # type: ignore[union-attr]
-    assert [s.topic.id for s in recall.relevant] == [hobby.id]
-    assert recall.relevant[0].score > 0.3
+    assert [s.memory.id for s in recall.relevant] == [hobby.id]
+    assert recall.relevant[0].similarity > 0.3 and recall.relevant[0].how == "meaning"
     assert [t.label for t in recall.latest] == ["work", "hobbies"]
     relevance = llm.last_system_prompt.split("most relevant")[1].split("recently discussed")[0]
     assert "plays table tennis" in relevance
@@ -169,7 +169,7 @@ async def test_prepare_assembles_the_prompt_without_storing(
 ) -> None:
     await companion.add_topic("ana", "pets", "The host has a cat named Miso.")
     recall, messages = await companion.prepare("ana", "How is my cat?")
-    assert [s.topic.label for s in recall.relevant] == ["pets"]
+    assert [s.memory.label for s in recall.relevant] == ["pets"]
     assert "cat named Miso" in messages[0]["content"]
     assert await companion.rounds.count_rounds("ana") == 0
     assert llm.chat_requests == []

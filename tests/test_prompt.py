@@ -1,9 +1,9 @@
 """build_messages follows Table I: role prompt, then Recency, Relevance and Latest_topics."""
 
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 
-from bot.prompt import NOTHING_YET, build_messages, fit_recent
-from memory.types import Recall, Round, RoundStatus, ScoredTopic, Topic
+from bot.prompt import NOTHING_YET, build_messages, fit_recent, memory_line
+from memory.types import Fact, Found, Recall, Round, RoundStatus, Speaker, Topic
 from personas.loader import load_personas
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
@@ -22,7 +22,7 @@ def _topic(label: str, description: str) -> Topic:
 def test_sections_follow_table_one_in_order() -> None:
     recall = Recall(
         recent=(_round(1, "I started swimming", "How was the pool?"),),
-        relevant=(ScoredTopic(_topic("hobbies", "The host likes table tennis."), 0.8),),
+        relevant=(Found(_topic("hobbies", "The host likes table tennis."), 0.8),),
         latest=(_topic("work", "The host works nights."),),
     )
     system, user = build_messages(PERSONA, recall, "Do you know my latest hobby?")
@@ -36,9 +36,9 @@ def test_sections_follow_table_one_in_order() -> None:
         text.index("Host: I started swimming"),
         text.index("Mia: How was the pool?"),
         text.index("most relevant to what the host just said"),
-        text.index("- The host likes table tennis."),
+        text.index("- [1 January 2026] The host likes table tennis."),
         text.index("topics recently discussed with the host"),
-        text.index("- The host works nights."),
+        text.index("- [1 January 2026] The host works nights."),
         text.index("You need to reply to the host based on the above background"),
     ]
     assert positions == sorted(positions)
@@ -77,3 +77,38 @@ def test_one_huge_round_is_cut_to_the_budget_keeping_its_end() -> None:
     recency = system["content"].split("=====")[1]
     assert len(recency) < 320
     assert "Mia: ok" in recency and "start" not in recency
+
+
+def test_today_and_the_day_of_every_memory_are_in_the_prompt() -> None:
+    said = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
+    fact = Fact("f1", "u", "I went to a support group yesterday.", Speaker.USER, said, (3,))
+    advice = Fact("f2", "u", "You should read \"Becoming Nicole\".", Speaker.COMPANION, said, (4,))
+    recall = Recall(recent=(_round(1, "hello", "hi!"),),
+                    relevant=(Found(fact, 0.03), Found(advice, 0.02)), latest=())
+    [system, _] = build_messages(PERSONA, recall, "When did I go to the support group?",
+                                 today=date(2023, 8, 20))
+    text = system["content"]
+    assert "Today is Sunday, 20 August 2023." in text
+    assert "- [8 May 2023] host: I went to a support group yesterday." in text
+    assert '- [8 May 2023] you: You should read "Becoming Nicole".' in text
+    assert "[1 January 2026]\nHost: hello\nMia: hi!" in text  # Recency says which day too
+
+
+def test_a_memory_line_names_who_said_it() -> None:
+    said = datetime(2024, 2, 29, tzinfo=UTC)
+    mine = Fact("f", "u", "I moved to Berlin.", Speaker.USER, said, (1,))
+    assert memory_line(mine, "friend") == "- [29 February 2024] friend: I moved to Berlin."
+    assert memory_line(_topic("home", "The host moved.")) == "- [1 January 2026] The host moved."
+
+
+def test_recency_marks_each_new_day_once() -> None:
+    first = Round(1, "u", "u", "companion", "one", "a", RoundStatus.ANSWERED,
+                  datetime(2023, 5, 8, 9, tzinfo=UTC))
+    second = Round(2, "u", "u", "companion", "two", "b", RoundStatus.ANSWERED,
+                   datetime(2023, 5, 8, 18, tzinfo=UTC))
+    third = Round(3, "u", "u", "companion", "", "c", RoundStatus.ANSWERED,
+                  datetime(2023, 5, 9, 9, tzinfo=UTC))
+    [system, _] = build_messages(PERSONA, Recall((first, second, third), (), ()), "hi")
+    recency = system["content"].split("=====")[1]
+    assert recency.strip().splitlines() == [
+        "[8 May 2023]", "Host: one", "Mia: a", "Host: two", "Mia: b", "[9 May 2023]", "Mia: c"]

@@ -71,7 +71,7 @@ async def test_typed_message_gets_a_streamed_reply_and_the_memory_panel(
         assert bubble.reply == "You play table tennis, right?"
         panel = _text(app.query_one(MemoryPanel))
         assert "Recency: 0 recent rounds" in panel
-        assert "hobbies" in panel.split("Relevance:")[1].split("Latest topics:")[0]
+        assert "hobbies" in panel.split("Relevance")[1].split("Latest topics:")[0]
     assert llm.chat_requests[-1]["messages"][-1]["content"] == "Which sport do I play?"
 
 
@@ -103,7 +103,7 @@ async def test_slash_commands_and_input_history(tmp_path: Path, llm: ScriptedLLM
         assert "Switched to Sam" in _text(app.query(Note).last())
         assert app.sub_title.startswith("Sam")
         await _send(pilot, "/topics")
-        assert "no topics about you yet" in _text(app.query(Note).last())
+        assert "no memories of you yet" in _text(app.query(Note).last())
         await _send(pilot, "/help")
         assert "/forget all" in _text(app.query(Note).last())
         chat_input = app.query_one(HistoryInput)

@@ -7,6 +7,7 @@ from dataclasses import replace
 
 from bot.commands.replies import (
     CommandReply,
+    fact_line,
     feedback_line,
     job_line,
     round_lines,
@@ -18,6 +19,7 @@ from bot.dialogue import Dialogue
 from bot.errors import UserFacingError
 from jobs.queue import FAILED, PENDING, RUNNING
 from jobs.worker import MemoryWorker
+from memory.facts import FactStore
 from memory.feedback import FeedbackMemory
 from memory.protocols import RoundStore, TopicStore
 from memory.sql.stats import MemoryStats
@@ -26,6 +28,7 @@ from memory.types import Feedback
 ADMIN_HELP = """Admin commands (user ids look like telegram:123 or discord:456):
 /admin stats                     users, rounds, topics and jobs
 /admin topics <user>             a user's topics with ids
+/admin facts <user> [n]          a user's newest n facts with ids (default 20)
 /admin turns <user> [n]          a user's last n rounds (default 10)
 /admin jobs                      memory jobs waiting, running or failed
 /admin summarize <user>          summarize a user's waiting rounds now
@@ -49,6 +52,7 @@ class AdminCommands:
         dialogue: Dialogue,
         rounds: RoundStore,
         topics: TopicStore,
+        facts: FactStore,
         feedback: FeedbackMemory,
         worker: MemoryWorker,
         stats: Callable[[], Awaitable[MemoryStats]],
@@ -56,6 +60,7 @@ class AdminCommands:
         self._dialogue = dialogue
         self._rounds = rounds
         self._topics = topics
+        self._facts = facts
         self._feedback = feedback
         self._worker = worker
         self._stats = stats
@@ -65,6 +70,7 @@ class AdminCommands:
         handler, arity = {
             "stats": (self._show_stats, 0),
             "topics": (self._user_topics, 1),
+            "facts": (self._user_facts, 1),
             "turns": (self._user_turns, 1),
             "jobs": (self._jobs, 0),
             "summarize": (self._summarize, 1),
@@ -82,13 +88,23 @@ class AdminCommands:
         stats = await self._stats()
         jobs = ", ".join(f"{n} {status}" for status, n in sorted(stats.jobs_by_status.items()))
         return (f"Users: {stats.users}\nRounds: {stats.rounds} ({stats.failed_rounds} failed)\n"
-                f"Active topics: {stats.active_topics}\nJobs: {jobs or 'none'}")
+                f"Active topics: {stats.active_topics}\nFacts: {stats.active_facts}\n"
+                f"Jobs: {jobs or 'none'}")
 
     async def _user_topics(self, args: list[str]) -> str:
         topics = await self._topics.list_topics(args[0])
         if not topics:
             return f"{args[0]} has no topics."
         return f"Topics of {args[0]}:\n" + "\n".join(topic_line(t) for t in topics)
+
+    async def _user_facts(self, args: list[str]) -> str:
+        count = _count(args[1] if len(args) > 1 else "20")
+        facts = await self._facts.newest(args[0], count)
+        if not facts:
+            return f"{args[0]} has no facts."
+        total = await self._facts.count(args[0])
+        lines = [f"Newest {len(facts)} of {total} facts of {args[0]} (\"you\" is {args[0]}):"]
+        return "\n".join(lines + [fact_line(f) for f in facts])
 
     async def _user_turns(self, args: list[str]) -> str:
         count = _count(args[1] if len(args) > 1 else "10")
@@ -119,7 +135,8 @@ class AdminCommands:
         # The user's own lock: never in the middle of one of their replies.
         async with self._dialogue.user_lock(user_id):
             answer = await forget_memories(
-                self._dialogue, Stores(self._rounds, self._topics, self._feedback), user_id, what
+                self._dialogue,
+                Stores(self._rounds, self._topics, self._facts, self._feedback), user_id, what,
             )
         return f"{user_id}: {answer}"
 

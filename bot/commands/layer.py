@@ -19,7 +19,8 @@ log = logging.getLogger(__name__)
 
 REFUSAL = "Sorry, /admin commands are only for this bot's admins."
 # Commands that show or change someone's memories: never answered where others can read along.
-PRIVATE_ONLY = frozenset({"memories", "topics", "forget", "export", "why", "admin", "feedback"})
+PRIVATE_ONLY = frozenset(
+    {"memories", "topics", "facts", "forget", "export", "why", "admin", "feedback"})
 PRIVATE_PLEASE = "For your privacy, /{name} only works in a private chat with me."
 
 Handler = Callable[[str, list[str]], Awaitable[CommandReply]]
@@ -58,6 +59,7 @@ class Commands:
             "persona": user.persona,
             "memories": user.memories,
             "topics": user.memories,
+            "facts": user.facts,
             "forget": user.forget,
             "export": user.export,
             "why": user.why,

@@ -5,9 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from bot.prompt import day
 from jobs.queue import Job
 from jobs.worker import SweepReport
-from memory.types import Feedback, Recall, Round, ScoredFeedback, Topic
+from memory.types import Fact, Feedback, Found, Recall, Round, ScoredFeedback, Speaker, Topic
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,6 +32,29 @@ def short_id(topic_id: str) -> str:
 
 def topic_line(topic: Topic) -> str:
     return f"[{short_id(topic.id)}] {topic.label}: {topic.description}"
+
+
+def fact_line(fact: Fact) -> str:
+    who = "you said" if fact.speaker is Speaker.USER else "I said"
+    return f"[{short_id(fact.id)}] {day(fact.said_at)}, {who}: {fact.text}"
+
+
+def found_line(found: Found) -> str:
+    """A memory in /why: what it is, when, how it was found and with which scores."""
+    memory = found.memory
+    scores = []
+    if found.similarity is not None:
+        scores.append(f"similarity {found.similarity:.2f}")
+    if found.words is not None:
+        scores.append(f"words {found.words:.1f}")
+    if isinstance(memory, Topic):
+        what, when, text = f"topic '{memory.label}'", memory.updated_at, memory.description
+    else:
+        who = "you" if memory.speaker is Speaker.USER else "I"
+        what, when, text = f"fact ({who})", memory.said_at, memory.text
+    return (f"  [{short_id(memory.id)}] {what}, {day(when)}, by {found.how} "
+            f"({', '.join(scores)}): "
+            f"{_clip(text, 100)}")
 
 
 def feedback_line(item: Feedback) -> str:
@@ -60,19 +84,22 @@ def _clip(text: str, max_chars: int) -> str:
 
 def describe_recall(recall: Recall) -> str:
     """The memories behind a reply, as shown by /why and the side panel."""
-    lines = [f"Recency: {len(recall.recent)} recent rounds", "Relevance:"]
-    lines += [f"  {s.score:.2f} [{short_id(s.topic.id)}] {s.topic.label}" for s in recall.relevant]
+    tokens = sum(f.tokens for f in recall.relevant)
+    lines = [f"Recency: {len(recall.recent)} recent rounds",
+             f"Relevance ({tokens} tokens):"]
+    lines += [found_line(f) for f in recall.relevant]
     if not recall.relevant:
-        lines.append("  (no topic close enough)")
+        lines.append("  (no memory close enough)")
     lines.append("Latest topics:")
-    lines += [f"  [{short_id(t.id)}] {t.label}" for t in recall.latest] or ["  (none yet)"]
+    lines += [f"  [{short_id(t.id)}] {t.label}, {day(t.updated_at)}"
+              for t in recall.latest] or ["  (none yet)"]
     lines.append("Clarifications (from corrections):")
     lines += [clarification_line(c) for c in recall.clarifications] or ["  (none applied)"]
     return "\n".join(lines)
 
 
 def job_line(job: Job) -> str:
-    what = (f"rounds {job.first_round_id}-{job.last_round_id}" if job.kind == "summarize"
+    what = (f"rounds {job.first_round_id}-{job.last_round_id}" if job.kind in ("summarize", "facts")
             else f"label '{job.label_key}' ({len(job.topic_ids)} descriptions)")
     error = f"  last error: {job.last_error}" if job.last_error else ""
     return (f"#{job.id} {job.status:<8} {job.kind:<9} {job.user_id}  {what}  "
@@ -80,7 +107,9 @@ def job_line(job: Job) -> str:
 
 
 def sweep_line(report: SweepReport) -> str:
-    return (f"summarized {report.summarized} windows, merged {report.merged} labels, "
+    backfill = (f", facts found for {report.backfilled} earlier windows"
+                if report.backfilled else "")
+    return (f"summarized {report.summarized} windows, merged {report.merged} labels{backfill}, "
             f"{report.failed} failed (retried later), {report.reindexed} index repairs")
 
 

@@ -10,28 +10,33 @@ from bot.commands.replies import (
     Attachment,
     CommandReply,
     describe_recall,
+    fact_line,
     feedback_line,
     short_id,
     topic_line,
 )
 from bot.dialogue import Dialogue
 from bot.errors import UserFacingError
+from memory.facts import FactStore
 from memory.feedback import FeedbackMemory
 from memory.protocols import RoundStore, TopicStore
 from memory.sql.user_export import UserExport
-from memory.types import Topic
+from memory.types import Fact, Topic
 
 USER_HELP = """Commands:
 /help                 this list
 /persona [name]       show the personas, or switch to one (remembered)
-/memories             the topics I remember about you, with their ids
-/forget <id>          forget one topic (use the id from /memories)
-/forget all           forget everything: our rounds and all your topics
+/memories             the topics I remember about you, and the newest facts, with their ids
+/facts [page]         every fact I remember (what you told me, what I suggested), newest first
+/forget <id>          forget one topic or fact (use the id from /memories or /facts)
+/forget all           forget everything: our rounds, your topics, facts and corrections
 /correct <feedback>   tell me how I misread your last message; I remember it
 /feedback             the corrections I remember from you, with their ids
 /feedback forget <id> forget one correction (or: /feedback forget all)
 /export               all I store about you, as a JSON file
 /why                  the memories behind my last reply"""
+NEWEST_FACTS = 10  # in /memories
+FACTS_PER_PAGE = 30
 FEEDBACK_HELP = ("I have no corrections from you. If I misread you, say so (\"No, I meant ...\") "
                  "or use /correct <what you meant>, and I will remember it.")
 
@@ -44,12 +49,14 @@ class UserCommands:
         dialogue: Dialogue,
         rounds: RoundStore,
         topics: TopicStore,
+        facts: FactStore,
         feedback: FeedbackMemory,
         exports: UserExport,
     ) -> None:
         self._dialogue = dialogue
         self._rounds = rounds
         self._topics = topics
+        self._facts = facts
         self._feedback = feedback
         self._exports = exports
 
@@ -69,11 +76,29 @@ class UserCommands:
 
     async def memories(self, user_id: str, args: list[str]) -> CommandReply:
         topics = await self._topics.list_topics(user_id)
-        if not topics:
-            return CommandReply(
-                "I have no topics about you yet. They are summarized from our chats over time."
-            )
-        return CommandReply("Your topics:\n" + "\n".join(topic_line(t) for t in topics))
+        facts = await self._facts.newest(user_id, NEWEST_FACTS)
+        if not topics and not facts:
+            return CommandReply("I have no memories of you yet. They are made from our chats "
+                                "over time, every 50 messages or so.")
+        lines = ["Your topics:", *(topic_line(t) for t in topics)] if topics else []
+        if facts:
+            total = await self._facts.count(user_id)
+            more = (f" ({len(facts)} newest of {total}; /facts for all)"
+                    if total > len(facts) else "")
+            lines += [f"Facts{more}:", *(fact_line(f) for f in facts)]
+        return CommandReply("\n".join(lines))
+
+    async def facts(self, user_id: str, args: list[str]) -> CommandReply:
+        page = _page(args[0]) if args else 1
+        total = await self._facts.count(user_id)
+        pages = max(1, -(-total // FACTS_PER_PAGE))
+        if total == 0:
+            return CommandReply("I have no facts about you yet. They are made from our chats "
+                                "over time, every 50 messages or so.")
+        facts = await self._facts.newest(user_id, FACTS_PER_PAGE,
+                                         (min(page, pages) - 1) * FACTS_PER_PAGE)
+        title = f"Facts, newest first (page {min(page, pages)} of {pages}, {total} in all):"
+        return CommandReply("\n".join([title, *(fact_line(f) for f in facts)]))
 
     async def forget(self, user_id: str, args: list[str]) -> CommandReply:
         if not args:
@@ -81,7 +106,7 @@ class UserCommands:
         return CommandReply(await forget_memories(self._dialogue, self._stores(), user_id, args[0]))
 
     def _stores(self) -> Stores:
-        return Stores(self._rounds, self._topics, self._feedback)
+        return Stores(self._rounds, self._topics, self._facts, self._feedback)
 
     async def feedback(self, user_id: str, args: list[str]) -> CommandReply:
         if args and args[0].lower() == "forget":
@@ -99,7 +124,8 @@ class UserCommands:
         content = json.dumps(data, ensure_ascii=False, indent=2).encode("utf-8")
         return CommandReply(
             f"Here is everything I store about you: {len(data['rounds'])} rounds, "
-            f"{len(data['topics'])} topic descriptions and {len(data['feedback'])} corrections.",
+            f"{len(data['topics'])} topic descriptions, {len(data['facts'])} facts and "
+            f"{len(data['feedback'])} corrections.",
             Attachment(f"companion-export-{stamp}.json", content),
         )
 
@@ -116,21 +142,27 @@ class Stores:
 
     rounds: RoundStore
     topics: TopicStore
+    facts: FactStore
     feedback: FeedbackMemory
 
 
 async def forget_memories(dialogue: Dialogue, stores: Stores, user_id: str, what: str) -> str:
-    """Forget one topic by id prefix, or everything with "all", from SQL and the vector index."""
+    """Forget one topic or fact by id prefix, or everything with "all", from SQL and the
+    indexes."""
     if what.lower() == "all":
         topic_count = await stores.topics.forget(user_id)
+        fact_count = await stores.facts.forget(user_id)
         feedback_count = await stores.feedback.forget(user_id)
         round_count = await stores.rounds.forget_rounds(user_id)
         dialogue.forget_last_recall(user_id)
-        return (f"Forgotten: {round_count} rounds, {topic_count} topics and {feedback_count} "
-                "corrections. We start afresh.")
-    topic = await _find_topic(stores.topics, user_id, what)
-    await stores.topics.forget(user_id, topic.id)
-    return f"Forgotten: [{short_id(topic.id)}] {topic.label}"
+        return (f"Forgotten: {round_count} rounds, {topic_count} topics, {fact_count} facts "
+                f"and {feedback_count} corrections. We start afresh.")
+    memory = await _find_memory(stores, user_id, what)
+    if isinstance(memory, Topic):
+        await stores.topics.forget(user_id, memory.id)
+        return f"Forgotten: [{short_id(memory.id)}] {memory.label}"
+    await stores.facts.forget(user_id, memory.id)
+    return f"Forgotten: {fact_line(memory)}"
 
 
 async def forget_feedback(feedback: FeedbackMemory, user_id: str, what: str) -> str:
@@ -145,9 +177,17 @@ async def forget_feedback(feedback: FeedbackMemory, user_id: str, what: str) -> 
     return f"Forgotten: {feedback_line(item)}"
 
 
-async def _find_topic(topics: TopicStore, user_id: str, prefix: str) -> Topic:
-    matches = [t for t in await topics.list_topics(user_id) if t.id.startswith(prefix)]
+async def _find_memory(stores: Stores, user_id: str, prefix: str) -> Topic | Fact:
+    topics = [t for t in await stores.topics.list_topics(user_id) if t.id.startswith(prefix)]
+    matches: list[Topic | Fact] = [*topics, *await stores.facts.find(user_id, prefix)]
     if len(matches) != 1:
-        problem = "No topic" if not matches else "More than one topic"
-        raise UserFacingError(f"{problem} has the id '{prefix}'. See /memories.")
+        problem = "No memory" if not matches else "More than one memory"
+        raise UserFacingError(f"{problem} has the id '{prefix}'. See /memories or /facts.")
     return matches[0]
+
+
+def _page(text: str) -> int:
+    try:
+        return max(1, int(text))
+    except ValueError:
+        return 1

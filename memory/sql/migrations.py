@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from sqlalchemy import Connection, insert, select, text
+from sqlalchemy import Connection, String, cast, func, insert, literal, select, text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from memory.sql import tables
@@ -27,9 +27,49 @@ def _create_feedback_table(conn: Connection) -> None:
     tables.feedback.create(conn, checkfirst=True)
 
 
+# SQLite's lexical index of facts: an FTS5 table that reads the text from `facts` (external
+# content) and is kept in step by triggers in the same transaction. Facts never change their
+# text, so inserts and deletes are all it follows. porter: "paints" finds "painting".
+_SQLITE_FACT_INDEX = (
+    "CREATE VIRTUAL TABLE IF NOT EXISTS facts_fts USING fts5(text, content='facts', "
+    "content_rowid='seq', tokenize='porter unicode61 remove_diacritics 2')",
+    "CREATE TRIGGER IF NOT EXISTS facts_fts_insert AFTER INSERT ON facts BEGIN "
+    "INSERT INTO facts_fts(rowid, text) VALUES (new.seq, new.text); END",
+    "CREATE TRIGGER IF NOT EXISTS facts_fts_delete AFTER DELETE ON facts BEGIN "
+    "INSERT INTO facts_fts(facts_fts, rowid, text) VALUES ('delete', old.seq, old.text); END",
+)
+
+
+def _create_facts(conn: Connection) -> None:
+    """The facts table with its lexical index, and a backfill job for every window summarized
+    before facts existed: the sweep gives those rounds their facts, topics stay as they are."""
+    tables.facts.create(conn, checkfirst=True)  # on MySQL with its FULLTEXT index
+    if conn.dialect.name == "sqlite":
+        for statement in _SQLITE_FACT_INDEX:
+            conn.execute(text(statement))
+    rounds, jobs = tables.rounds, tables.memory_jobs
+    now = utcnow()
+    windows = (
+        select(
+            literal("facts:") + cast(rounds.c.summary_job_id, String),
+            literal("facts"), rounds.c.user_id, func.min(rounds.c.id), func.max(rounds.c.id),
+            literal("pending"), literal(0), literal(now), literal(now),
+        )
+        .where(rounds.c.summary_job_id.is_not(None))
+        .group_by(rounds.c.user_id, rounds.c.summary_job_id)
+    )
+    conn.execute(insert(jobs).from_select(
+        ["job_key", "kind", "user_id", "first_round_id", "last_round_id", "status", "attempts",
+         "next_attempt_at", "created_at"],
+        windows,
+    ))
+
+
 MIGRATIONS: tuple[tuple[int, str, Step], ...] = (
     (1, "rounds, profiles, topics and memory jobs", _create_core_tables),
     (2, "feedback memories", _create_feedback_table),
+    (3, "facts, their lexical index, and a backfill of facts for summarized rounds",
+     _create_facts),
 )
 
 _LOCK_NAME = "companion_migrations"

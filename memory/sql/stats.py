@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from sqlalchemy import distinct, func, select
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from memory.sql.tables import memory_jobs, rounds, topics
+from memory.sql.tables import facts, memory_jobs, rounds, topics
 from memory.sql.topic_rows import ACTIVE
 
 
@@ -17,6 +17,7 @@ class MemoryStats:
     rounds: int
     failed_rounds: int
     active_topics: int
+    active_facts: int
     jobs_by_status: dict[str, int]
 
 
@@ -29,6 +30,9 @@ async def memory_stats(engine: AsyncEngine) -> MemoryStats:
         active = (await conn.execute(
             select(func.count()).select_from(topics).where(topics.c.status == ACTIVE)
         )).scalar_one()
+        fact_count = (await conn.execute(
+            select(func.count()).select_from(facts).where(facts.c.status == ACTIVE)
+        )).scalar_one()
         jobs = dict((await conn.execute(
             select(memory_jobs.c.status, func.count()).group_by(memory_jobs.c.status)
         )).all())
@@ -37,5 +41,6 @@ async def memory_stats(engine: AsyncEngine) -> MemoryStats:
         rounds=sum(int(n) for n in by_status.values()),
         failed_rounds=int(by_status.get("failed", 0)),
         active_topics=int(active),
+        active_facts=int(fact_count),
         jobs_by_status={str(status): int(n) for status, n in jobs.items()},
     )

@@ -31,7 +31,12 @@ RowId = BigInteger().with_variant(Integer(), "sqlite")
 Timestamp = DateTime().with_variant(mysql.DATETIME(fsp=6), "mysql", "mariadb")
 # Replies can be long; MySQL's TEXT stops at 64 KB.
 LongText = Text().with_variant(mysql.MEDIUMTEXT(), "mysql", "mariadb")
-UserId = String(191)  # 191 x 4 bytes fits InnoDB's index key limit with utf8mb4
+UserId = String(191)
+# Case-insensitive on MySQL, so its FULLTEXT index matches words whatever their case; the stored
+# text still round-trips exactly (utf8mb4).
+FactText = Text().with_variant(
+    mysql.TEXT(charset="utf8mb4", collation="utf8mb4_unicode_ci"), "mysql", "mariadb"
+)  # 191 x 4 bytes fits InnoDB's index key limit with utf8mb4
 
 schema_migrations = Table(
     "schema_migrations",
@@ -124,6 +129,32 @@ memory_jobs = Table(
     Index("ix_memory_jobs_status_due", "status", "next_attempt_at"),
     **_MYSQL,
 )
+
+# Facts: one short statement each, with its provenance, added by migration 3. The lexical index
+# over `text` is an FTS5 table on SQLite and a FULLTEXT index on MySQL (see migrations.py).
+facts = Table(
+    "facts",
+    metadata,
+    # An integer key the SQLite FTS5 index can follow (`content_rowid`); `id` is the public one.
+    Column("seq", RowId, primary_key=True, autoincrement=True),
+    Column("id", String(32), nullable=False, unique=True),
+    Column("user_id", UserId, nullable=False),
+    Column("text", FactText, nullable=False),
+    Column("speaker", String(16), nullable=False),  # user | companion
+    Column("said_at", Timestamp, nullable=False),  # the time of the round it came from
+    Column("round_ids", String(200), nullable=False),  # provenance: round ids, space-separated
+    # active: in the indexes and the prompt (later: superseded, retracted).
+    Column("status", String(16), nullable=False),
+    Column("source_job_id", BigInteger, nullable=True),
+    # False while the vector index may not hold this row yet (a sweep repairs it).
+    Column("indexed", Boolean, nullable=False),
+    Column("created_at", Timestamp, nullable=False),
+    Index("ix_facts_user_status_said", "user_id", "status", "said_at"),
+    **_MYSQL,
+)
+# MySQL's FULLTEXT matching follows the column's collation: a binary one would make it
+# case-sensitive. SQLite's FTS5 table is created by the migration itself.
+Index("ft_facts_text", facts.c.text, mysql_prefix="FULLTEXT").ddl_if(dialect=("mysql", "mariadb"))
 
 # Corrections (MemPrompt's memory M), added by migration 2. A newer correction of the same
 # message (`key_hash`) supersedes the older one, which is kept as history.

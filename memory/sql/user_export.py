@@ -8,7 +8,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from memory.sql.engine import as_utc, utcnow
-from memory.sql.tables import feedback, profiles, rounds, topics
+from memory.sql.tables import facts, feedback, profiles, rounds, topics
 
 
 class UserExport:
@@ -28,6 +28,9 @@ class UserExport:
             topic_rows = (await conn.execute(
                 select(topics).where(topics.c.user_id == user_id).order_by(topics.c.created_at)
             )).mappings().all()
+            fact_rows = (await conn.execute(
+                select(facts).where(facts.c.user_id == user_id).order_by(facts.c.seq)
+            )).mappings().all()
             feedback_rows = (await conn.execute(
                 select(feedback).where(feedback.c.user_id == user_id)
                 .order_by(feedback.c.created_at)
@@ -38,6 +41,7 @@ class UserExport:
             "persona": persona,
             "rounds": [_round(row) for row in round_rows],
             "topics": [_topic(row) for row in topic_rows],
+            "facts": [_fact(row) for row in fact_rows],
             "feedback": [_feedback(row) for row in feedback_rows],
         }
 
@@ -65,6 +69,17 @@ def _topic(row: Any) -> dict[str, Any]:
         "merged_into": row["merged_into"],
         "created_at": as_utc(row["created_at"]).isoformat(),
         "updated_at": as_utc(row["updated_at"]).isoformat(),
+    }
+
+
+def _fact(row: Any) -> dict[str, Any]:
+    return {
+        "id": row["id"],
+        "text": row["text"],
+        "said_by": "you" if row["speaker"] == "user" else "companion",
+        "said_at": as_utc(row["said_at"]).isoformat(),
+        "from_rounds": [int(i) for i in row["round_ids"].split()],
+        "status": row["status"],
     }
 
 

@@ -47,6 +47,9 @@ class ScriptedLLM:
     responder: Callable[[dict[str, Any]], str] | None = None
     delay: float = 0.0  # between the pieces of unscripted replies
     script: deque[Reply | Error] = field(default_factory=deque)
+    # A request whose messages contain a key is answered with its value, and the script is
+    # left for the other requests (a memory job's second prompt, say).
+    answers: dict[str, str] = field(default_factory=dict)
     requests: list[dict[str, Any]] = field(default_factory=list)
     in_flight: int = 0
     max_in_flight: int = 0
@@ -60,6 +63,7 @@ class ScriptedLLM:
         self.responder = None
         self.delay = 0.0
         self.script.clear()
+        self.answers.clear()
         self.requests.clear()
         self.in_flight = self.max_in_flight = 0
 
@@ -72,6 +76,10 @@ class ScriptedLLM:
         return self.chat_requests[-1]["messages"][0]["content"]
 
     def next_item(self, body: dict[str, Any]) -> Reply | Error:
+        said = json.dumps(body.get("messages", []))
+        for key, text in self.answers.items():
+            if key in said:
+                return Reply(text)
         if self.script:
             return self.script.popleft()
         return Reply(self.responder(body) if self.responder else self.default, self.delay)

@@ -164,7 +164,7 @@ async def test_why_names_the_memories_behind_the_last_reply(served: Served) -> N
     await served.say("/why", served.ann, dm=True)
     [why] = served.texts()
     assert "Recency: 0 recent rounds" in why
-    assert f"[{topic.id[:8]}] pets" in why.split("Latest")[0]
+    assert f"[{topic.id[:8]}] topic 'pets'" in why.split("Latest")[0]
     await served.say(f"<@{served.bot.user.id}> /why", served.ann)
     [in_channel] = served.texts()
     assert in_channel.startswith("For your privacy")
@@ -200,7 +200,7 @@ async def test_a_telegram_user_with_the_same_number_is_someone_else(
         text="my secret plan")
     await served.say("/memories", served.ann, dm=True)
     [memories] = served.texts()
-    assert memories.startswith("I have no topics about you yet")
+    assert memories.startswith("I have no memories of you yet")
     await served.say("Do I have asthma?", served.ann, dm=True)
     served.sent()
     prompt = json.dumps(llm.chat_requests[-1]["messages"])

@@ -43,8 +43,9 @@ def _write_chat(path: Path, rounds: int) -> Path:
     return path
 
 
-def _report(env: dict[str, str]) -> dict[str, Any]:
-    return json.loads(_companion(env, "memory", "--user", "ana", "--json").stdout)
+def _report(env: dict[str, str], shown: int = 10) -> dict[str, Any]:
+    return json.loads(_companion(env, "memory", "--user", "ana", "--json", "--rounds",
+                                 str(shown)).stdout)
 
 
 def test_a_worker_killed_mid_job_loses_nothing(tmp_path: Path, llm: ScriptedLLM) -> None:
@@ -64,12 +65,14 @@ def test_a_worker_killed_mid_job_loses_nothing(tmp_path: Path, llm: ScriptedLLM)
     assert _report(env)["topics_total"] == 0
 
     time.sleep(1)  # the dead worker's lease (0.6 s) runs out
+    llm.answers["List the facts worth remembering"] = "Host: I play table tennis every Tuesday."
     llm.enqueue("1. The host and I talked about hobbies, and the host said: he plays table "
                 "tennis every Tuesday at the club.")
     swept = _companion(env, "memory", "sweep")
     assert "summarized 1 windows" in swept.stdout
     report = _report(env)
     assert (report["topics_total"], report["rounds_unsummarized"]) == (1, 0)
+    assert [f["text"] for f in report["newest_facts"]] == ["I play table tennis every Tuesday."]
     jobs = _companion(env, "memory", "jobs", "--all").stdout
     assert "done" in jobs and "attempts=2" in jobs
 
@@ -94,7 +97,9 @@ def test_two_workers_on_mariadb_never_summarize_a_window_twice(
     jobs = _companion(env, "memory", "jobs", "--all").stdout.splitlines()
     assert len(jobs) == 3
     assert all(" done " in line and "attempts=1" in line for line in jobs)
-    report = _report(env)
+    report = _report(env, shown=1000)
     assert report["rounds_unsummarized"] == 0
     descriptions = [t["description"] for t in report["topics"]]
     assert len(descriptions) == 3 * 3  # three subjects in each of the three windows
+    facts = [(f["text"], tuple(f["rounds"])) for f in report["newest_facts"]]
+    assert facts and len(facts) == report["facts_total"] == len(set(facts))  # each made once

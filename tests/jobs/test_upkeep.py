@@ -12,15 +12,17 @@ from sqlalchemy import select
 
 from bot.app import Companion, open_companion
 from bot.inbound import Incoming
-from jobs.extractive import fact_sentences, split_sentences
 from jobs.labels import LabelResolver
 from jobs.queue import FAILED, PENDING, JobQueue, LostClaim
+from jobs.statements import self_statements, split_sentences
 from jobs.topic_writes import TopicWrites
 from memory.sql.tables import topics as topics_table
 from memory.types import Exchange, Topic
 from tests.conftest import make_settings
 from tests.fakes.openai_server import Reply, ScriptedLLM
 from tests.jobs.chats import SUBJECTS, three_subject_chat
+
+FACTS_PROMPT = "List the facts worth remembering"
 
 TENNIS_THEN_SWIMMING = [
     "I developed an interest in table tennis because I admire the athlete Zhendong Fan.",
@@ -32,6 +34,9 @@ TENNIS_THEN_SWIMMING = [
 
 
 def _settings(tmp_path: Path, llm: ScriptedLLM, **memory: Any) -> Any:
+    """Scripted replies answer the topic prompts; the facts prompt gets "None" here (the facts
+    tests give it facts)."""
+    llm.answers[FACTS_PROMPT] = "None"
     return make_settings(tmp_path, llm, memory={"retry_seconds": 0, **memory},
                          llm={"max_retries": 0, "timeout_seconds": 2})
 
@@ -72,7 +77,7 @@ async def test_extractive_topics_quote_the_user_and_nothing_else(
     tmp_path: Path, llm: ScriptedLLM
 ) -> None:
     chat = three_subject_chat(100)
-    said = {s for user, _ in chat for s in fact_sentences(user)}
+    said = {s for user, _ in chat for s in self_statements(user)}
     async with open_companion(_settings(tmp_path, llm, summarizer="extractive")) as companion:
         await _import(companion, "ana", chat)
         await companion.worker.upkeep("ana")
@@ -121,8 +126,9 @@ async def test_five_descriptions_merge_into_one_that_memory_then_shows(
         assert len(history) == 5 and {row["merged_into"] for row in history} == {merged.id}
         assert merged.id in [t.id for t in await companion.topics.latest("ana", 5)]
         recall, _ = await companion.prepare("ana", "Do you know my latest hobby?")
-        assert recall.relevant[0].topic.id == merged.id
-        assert all(s.topic.id not in {r["id"] for r in history} for s in recall.relevant)
+        assert merged in recall.latest  # the newest topic: Relevance does not repeat it
+        in_prompt = [f.memory.id for f in recall.relevant] + [t.id for t in recall.latest]
+        assert not {r["id"] for r in history} & set(in_prompt)
         assert await companion.worker.undo_merge("ana", merged.id) == 5  # an admin's undo
         restored = await companion.topics.list_topics("ana")
         assert sorted(t.label for t in restored) == sorted([*labels, "work"])
@@ -147,10 +153,9 @@ async def test_paper_example_summaries_then_merge_answer_the_latest_hobby(
         report = await companion.worker.upkeep("ana")
         assert (report.summarized, report.merged, report.failed) == (5, 1, 0)
         recall, messages = await companion.prepare("ana", "Do you know my latest hobby?")
-    [best, *_] = recall.relevant
-    assert "learned to swim" in best.topic.description
-    relevance = messages[0]["content"].split("most relevant")[1].split("recently discussed")[0]
-    assert "has now learned to swim" in relevance
+    [merged] = recall.latest  # the only topic left, the newest: Relevance does not repeat it
+    assert "learned to swim" in merged.description
+    assert "has now learned to swim" in messages[0]["content"]
 
 
 async def test_unusable_model_output_stores_nothing_and_is_retried(
@@ -231,7 +236,7 @@ async def test_a_worker_that_died_mid_job_is_taken_over_and_cannot_commit_later(
         late = Topic("b" * 32, "ana", "hobbies", "a late duplicate", datetime.now(UTC),
                      datetime.now(UTC))
         with pytest.raises(LostClaim):
-            await late_writes.commit_summary(claimed, read, [late], ["hobby"])
+            await late_writes.commit_summary(claimed, read, [late], ["hobby"], [])
         assert len(await companion.topics.list_topics("ana")) == 1
 
 

@@ -51,7 +51,7 @@ async def test_a_database_of_release_0_1_gains_the_feedback_table_and_keeps_its_
         store = SQLRoundStore(engine)
         await store.start_round(user_id="ana", conversation_id="ana", persona="companion",
                                 text="from 0.1")
-        assert await migrate(engine) == [2]
+        assert await migrate(engine) == [2, 3]
         async with engine.connect() as conn:
             names = await conn.run_sync(lambda sync: inspect(sync).get_table_names())
         assert "feedback" in names

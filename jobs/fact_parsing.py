@@ -1,0 +1,58 @@
+"""Read facts out of a model's answer to the facts prompt: one statement a line, each grounded in
+what its speaker said and tied to the round it came from."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from jobs.drafts import FactDraft, NothingUsable, Voices
+from jobs.parsing import grounded, stems
+from jobs.statements import carries_information
+from memory.types import Round, Speaker
+
+_ITEM = re.compile(r"^\s*(?:\d+\s*[.):]|[-*•])\s+")
+_NOTHING = re.compile(r"^\W*(?:none|nothing|no facts)\b", re.IGNORECASE)
+_PLACEHOLDER = re.compile(r"<[^>]*>|\*\*")
+
+
+def parse_facts(output: str, rounds: Sequence[Round], voices: Voices) -> list[FactDraft]:
+    """The grounded facts in `output`, each once. Raises `NothingUsable` when the answer holds
+    lines but none that the conversation bears out (a template echoed, a chat continued)."""
+    lines = [_ITEM.sub("", line).strip() for line in output.splitlines()]
+    lines = [line for line in lines if line and not _NOTHING.match(line)]
+    drafts: list[FactDraft] = []
+    for line in lines:
+        draft = _draft(line, rounds, voices)
+        if draft is not None and all(d.text != draft.text for d in drafts):
+            drafts.append(draft)
+    if lines and not drafts:
+        raise NothingUsable(f"no grounded fact in the model's answer: {output[:200]!r}")
+    return drafts
+
+
+def _draft(line: str, rounds: Sequence[Round], voices: Voices) -> FactDraft | None:
+    speaker, text = _speaker(line, voices)
+    text = text.strip().strip("\"“”").strip()
+    if _PLACEHOLDER.search(text) or not carries_information(text):
+        return None
+    said = [(r, r.user_text if speaker is Speaker.USER else r.reply_text or "") for r in rounds]
+    if not grounded(text, stems(" ".join(words for _, words in said))):
+        return None
+    mine = stems(text)
+    # Provenance: the round whose words the fact shares most (the later one on a tie).
+    source = max(said, key=lambda pair: (len(mine & stems(pair[1])), pair[0].id))[0]
+    return FactDraft(text, speaker, (source.id,), source.created_at)
+
+
+def _speaker(line: str, voices: Voices) -> tuple[Speaker, str]:
+    """Who said it, by the line's "Host:" or "You:" (a line without either is the user's)."""
+    head, colon, rest = line.partition(":")
+    if colon and len(head.split()) <= 3:
+        who = head.strip(" *").lower()
+        if who in {"you", voices.companion.lower(), f"{voices.companion.lower()} said"}:
+            return Speaker.COMPANION, rest
+        if who in {voices.user.lower(), f"the {voices.user.lower()}",
+                   f"{voices.user.lower()} said"}:
+            return Speaker.USER, rest
+    return Speaker.USER, line

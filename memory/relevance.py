@@ -1,0 +1,174 @@
+"""Relevance: the topics and facts most related to a message, within a token budget.
+
+Two searches rank the user's memories: by meaning (cosine similarity of the embeddings, topics
+and facts in one list) and by words (the lexical index over facts: names and rare words, which
+embeddings match worst). Their ranks are fused by reciprocal rank fusion (Cormack et al. 2009,
+k = 60), and memories are taken best first until the budget is spent, leaving out what repeats
+a memory already taken. `mode = "topics"` keeps the paper's Relevance: the few topics most
+similar by meaning.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import Literal
+
+from memory.facts import FactStore
+from memory.protocols import TopicStore, Vector
+from memory.tokens import TokenCounter
+from memory.types import Fact, Found, Topic
+
+RRF_K = 60
+FACT_CANDIDATES = 30  # per search: more than a budget of 600 tokens can hold
+TOPIC_CANDIDATES = 10
+NEAR_DUPLICATE = 0.8  # share of words two memories have in common (Jaccard) to count as one
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+
+Memory = Topic | Fact
+
+
+@dataclass(frozen=True, slots=True)
+class RelevancePlan:
+    """How Relevance is filled (the `chat.relevance*` settings)."""
+
+    mode: Literal["budget", "topics"]
+    tokens: int  # the budget (mode "budget")
+    topics: int  # how many topics (mode "topics")
+    floor: float  # the cosine a memory needs to be found by meaning
+    by_words: bool = True  # the lexical search (off only to measure what it adds)
+    facts: bool = True  # facts as well as topics (off only to measure what they add)
+
+
+class Relevance:
+    """Finds the Relevance slot's memories. Every search filters on the user."""
+
+    def __init__(
+        self,
+        topics: TopicStore,
+        facts: FactStore,
+        counter: TokenCounter,
+        line: Callable[[Memory], str],
+        plan: RelevancePlan,
+    ) -> None:
+        """`line` renders a memory as the prompt shows it: that is what the budget counts."""
+        self._topics = topics
+        self._facts = facts
+        self._counter = counter
+        self._line = line
+        self.plan = plan
+
+    @property
+    def enabled(self) -> bool:
+        """False when the slot is switched off (no tokens, or no topics in "topics" mode)."""
+        return (self.plan.topics if self.plan.mode == "topics" else self.plan.tokens) > 0
+
+    async def find(
+        self, user_id: str, text: str, vector: Awaitable[Vector | None]
+    ) -> list[Found]:
+        """The memories for `text`, best first. `vector` is the message's embedding (None when
+        the embedder is down: words alone)."""
+        if not self.enabled:
+            return []
+        if self.plan.mode == "topics":
+            return await self._paper_topics(user_id, await vector)
+        by_words, by_meaning = await asyncio.gather(
+            self._by_words(user_id, text), self._by_meaning(user_id, vector))
+        return self._fill(fuse(by_meaning, by_words))
+
+    async def _paper_topics(self, user_id: str, vector: Vector | None) -> list[Found]:
+        if vector is None or self.plan.topics == 0:
+            return []
+        hits = await self._topics.search(
+            user_id, vector, limit=self.plan.topics, floor=self.plan.floor)
+        return [Found(h.topic, h.score, similarity=h.score, tokens=self._cost(h.topic))
+                for h in hits]
+
+    async def _by_words(self, user_id: str, text: str) -> list[tuple[Memory, float]]:
+        if not (self.plan.by_words and self.plan.facts):
+            return []
+        return list(await self._facts.by_words(user_id, text, FACT_CANDIDATES))
+
+    async def _by_meaning(
+        self, user_id: str, pending: Awaitable[Vector | None]
+    ) -> list[tuple[Memory, float]]:
+        vector = await pending
+        if vector is None:
+            return []
+        topic_hits, fact_hits = await asyncio.gather(
+            self._topics.search(user_id, vector, limit=TOPIC_CANDIDATES, floor=self.plan.floor),
+            self._facts.by_meaning(user_id, vector, FACT_CANDIDATES) if self.plan.facts
+            else _nothing(),
+        )
+        found: list[tuple[Memory, float]] = [(h.topic, h.score) for h in topic_hits]
+        found += [(fact, score) for fact, score in fact_hits if score >= self.plan.floor]
+        return sorted(found, key=lambda pair: -pair[1])
+
+    def _fill(self, ranked: list[Found]) -> list[Found]:
+        """The best memories that fit the budget together, none repeating another."""
+        seen: list[tuple[str, ...]] = []
+        kept: list[Found] = []
+        used = 0
+        for found in ranked:
+            words = _words(_text(found.memory))
+            if not words or any(_repeats(words, other) for other in seen):
+                continue
+            cost = self._cost(found.memory)
+            if used + cost > self.plan.tokens:
+                continue
+            kept.append(replace(found, tokens=cost))
+            seen.append(words)
+            used += cost
+        return kept
+
+    def _cost(self, memory: Memory) -> int:
+        return self._counter.count(self._line(memory))
+
+
+def fuse(
+    by_meaning: Sequence[tuple[Memory, float]], by_words: Sequence[tuple[Memory, float]]
+) -> list[Found]:
+    """Reciprocal rank fusion of the two rankings, best first; each `Found` keeps the scores
+    it was found with."""
+    scores: dict[str, float] = {}
+    similarity: dict[str, float] = {}
+    words: dict[str, float] = {}
+    memories: dict[str, Memory] = {}
+    for ranking, scored in ((by_meaning, similarity), (by_words, words)):
+        for rank, (memory, score) in enumerate(ranking, start=1):
+            key = _key(memory)
+            if key in scored:
+                continue
+            memories[key] = memory
+            scored[key] = score
+            scores[key] = scores.get(key, 0.0) + 1.0 / (RRF_K + rank)
+    order = sorted(scores, key=lambda k: (-scores[k], -similarity.get(k, -1.0)))
+    return [Found(memories[k], scores[k], similarity=similarity.get(k), words=words.get(k))
+            for k in order]
+
+
+def _key(memory: Memory) -> str:
+    return f"{'topic' if isinstance(memory, Topic) else 'fact'}:{memory.id}"
+
+
+def _text(memory: Memory) -> str:
+    return memory.description if isinstance(memory, Topic) else memory.text
+
+
+def _words(text: str) -> tuple[str, ...]:
+    return tuple(w.lower() for w in _WORD.findall(text))
+
+
+def _repeats(words: tuple[str, ...], other: tuple[str, ...]) -> bool:
+    """Whether a memory with `words` says nothing that `other` does not: it is quoted in it, or
+    they share almost all their words."""
+    if f" {' '.join(words)} " in f" {' '.join(other)} ":
+        return True
+    mine, theirs = set(words), set(other)
+    return len(mine & theirs) >= NEAR_DUPLICATE * len(mine | theirs)
+
+
+async def _nothing() -> list[tuple[Fact, float]]:
+    return []

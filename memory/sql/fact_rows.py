@@ -1,0 +1,148 @@
+"""Fact rows in SQL: the record of every fact, and the search by words over them.
+
+The lexical index grows with the rows on both backends: SQLite's FTS5 table (kept in step by
+triggers, BM25 ranking) and MySQL's InnoDB FULLTEXT index (its own relevance). Every query
+filters on the user.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import Float, column, delete, func, insert, select, text, update
+from sqlalchemy.dialects.mysql import match
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from memory.lexical import boolean_query, fts5_query
+from memory.sql.engine import as_utc, utcnow
+from memory.sql.tables import facts
+from memory.types import Fact, Speaker
+
+ACTIVE = "active"
+MAX_ROUND_IDS = 12  # what the provenance column holds
+
+_SQLITE_BY_WORDS = text(
+    "SELECT f.*, -bm25(facts_fts) AS score FROM facts_fts JOIN facts AS f "
+    "ON f.seq = facts_fts.rowid WHERE facts_fts MATCH :query AND f.user_id = :user_id "
+    "AND f.status = 'active' ORDER BY score DESC LIMIT :limit"
+).columns(*facts.c, column("score", Float))  # typed, so timestamps come back as datetimes
+
+
+class SQLFactRows:
+    """Fact rows by user."""
+
+    def __init__(self, engine: AsyncEngine) -> None:
+        self._engine = engine
+
+    async def insert(self, new_facts: Sequence[Fact]) -> None:
+        """Insert active facts, marked as not yet indexed by meaning."""
+        if new_facts:
+            async with self._engine.begin() as conn:
+                await conn.execute(insert(facts), [fact_row(fact) for fact in new_facts])
+
+    async def by_words(
+        self, user_id: str, terms: list[str], limit: int
+    ) -> list[tuple[Fact, float]]:
+        """The user's active facts that hold any of `terms`, best first, with their score."""
+        if not terms or limit <= 0:
+            return []
+        async with self._engine.connect() as conn:
+            if conn.dialect.name == "sqlite":
+                result = await conn.execute(
+                    _SQLITE_BY_WORDS,
+                    {"query": fts5_query(terms), "user_id": user_id, "limit": limit},
+                )
+            else:
+                query = boolean_query(terms)
+                if not query:
+                    return []
+                score = match(facts.c.text, against=query).in_boolean_mode()
+                result = await conn.execute(
+                    select(facts, score.label("score"))
+                    .where(_active_of(user_id) & (score > 0))
+                    .order_by(score.desc())
+                    .limit(limit)
+                )
+            rows = result.mappings().all()
+        return [(to_fact(row), float(row["score"])) for row in rows]
+
+    async def newest(self, user_id: str, limit: int, offset: int = 0) -> list[Fact]:
+        query = (
+            select(facts).where(_active_of(user_id))
+            .order_by(facts.c.said_at.desc(), facts.c.seq.desc())
+            .limit(limit).offset(offset)
+        )
+        return await self._fetch(query)
+
+    async def count(self, user_id: str) -> int:
+        query = select(func.count()).select_from(facts).where(_active_of(user_id))
+        async with self._engine.connect() as conn:
+            return int((await conn.execute(query)).scalar_one())
+
+    async def with_id_prefix(self, user_id: str, prefix: str) -> list[Fact]:
+        """The user's active facts whose id starts with `prefix` (hex digits only)."""
+        if not prefix or any(ch not in "0123456789abcdef" for ch in prefix):
+            return []
+        return await self._fetch(
+            select(facts).where(_active_of(user_id) & facts.c.id.startswith(prefix)).limit(2)
+        )
+
+    async def delete(self, user_id: str, fact_id: str | None = None) -> int:
+        """Delete one of the user's facts, or all of them; returns how many went."""
+        where = facts.c.user_id == user_id
+        if fact_id is not None:
+            where = where & (facts.c.id == fact_id)
+        async with self._engine.begin() as conn:
+            return int((await conn.execute(delete(facts).where(where))).rowcount)
+
+    async def mark_indexed(self, user_id: str, fact_ids: Sequence[str]) -> None:
+        if fact_ids:
+            async with self._engine.begin() as conn:
+                await conn.execute(
+                    update(facts)
+                    .where((facts.c.user_id == user_id) & facts.c.id.in_(list(fact_ids)))
+                    .values(indexed=True)
+                )
+
+    async def unindexed(self, limit: int = 500) -> list[Fact]:
+        """Active facts the vector index may not hold yet (a crash, the embedder down)."""
+        query = (select(facts).where(facts.c.indexed.is_(False) & (facts.c.status == ACTIVE))
+                 .order_by(facts.c.seq).limit(limit))
+        return await self._fetch(query)
+
+    async def _fetch(self, query: Any) -> list[Fact]:
+        async with self._engine.connect() as conn:
+            rows = (await conn.execute(query)).mappings().all()
+        return [to_fact(row) for row in rows]
+
+
+def _active_of(user_id: str) -> Any:
+    return (facts.c.user_id == user_id) & (facts.c.status == ACTIVE)
+
+
+def fact_row(fact: Fact, *, source_job_id: int | None = None) -> dict[str, Any]:
+    """The SQL row of a new active fact, not yet indexed by meaning."""
+    return {
+        "id": fact.id,
+        "user_id": fact.user_id,
+        "text": fact.text,
+        "speaker": fact.speaker.value,
+        "said_at": fact.said_at.replace(tzinfo=None),
+        "round_ids": " ".join(str(i) for i in fact.round_ids[:MAX_ROUND_IDS]),
+        "status": ACTIVE,
+        "source_job_id": source_job_id,
+        "indexed": False,
+        "created_at": utcnow(),
+    }
+
+
+def to_fact(row: Any) -> Fact:
+    return Fact(
+        id=row["id"],
+        user_id=row["user_id"],
+        text=row["text"],
+        speaker=Speaker(row["speaker"]),
+        said_at=as_utc(row["said_at"]),
+        round_ids=tuple(int(i) for i in row["round_ids"].split()),
+    )
