@@ -1,13 +1,14 @@
 """Memory overhead of one turn: everything but the LLM's generation.
 
-Per turn: store the user's round, embed the message, read Recency (last 20 rounds), search
-Relevance (top 3 topics), read Latest_topics (5 newest), look up feedback (clarifications), build
-the prompt, store the reply. The user has 100,000 stored rounds, 100 corrections and 0, 1,000 or
-10,000 topics, on SQLite and embedded chromadb with the packaged MiniLM embedder. The reply
-comes from an in-process model that answers instantly, so only our own work is timed.
+Per turn: store the user's round, embed the message, read Recency (last 20 rounds), fill
+Relevance (topics and facts by meaning, facts by words, within the token budget), read
+Latest_topics (5 newest), look up feedback (clarifications), build the prompt, store the reply.
+The user has 100,000 stored rounds, 100 corrections, 100,000 facts and 0, 1,000 or 10,000
+topics, on SQLite and embedded chromadb with the packaged MiniLM embedder, default settings.
+The reply comes from an in-process model that answers instantly, so only our own work is timed.
 
     python -m benchmarks.turn_overhead              # 0, 1,000 and 10,000 topics
-    python -m benchmarks.turn_overhead --topics 10000 --feedback 0
+    python -m benchmarks.turn_overhead --topics 10000 --feedback 0 --facts 0
 
 The last line is `p95_ms=<p95 of the largest size measured>`.
 """
@@ -22,6 +23,7 @@ import tempfile
 import time
 from collections.abc import AsyncGenerator, Sequence
 from contextlib import aclosing
+from datetime import UTC
 
 import numpy as np
 from sqlalchemy import insert
@@ -33,6 +35,7 @@ from bot.settings import load_settings
 from memory.feedback import Correction
 from memory.sql.engine import open_engine, utcnow
 from memory.sql.tables import rounds
+from memory.types import Fact, Speaker
 
 USER = "bench"
 ROUNDS = 100_000
@@ -94,6 +97,26 @@ async def grow_topics(companion: Companion, target: int, rng: random.Random) -> 
         have += len(batch)
 
 
+FACT_OPENINGS = ["I", "My sister", "My friend Sam", "We", "My boss", "My mother"]
+FACT_VERBS = ["started", "stopped", "loves", "booked", "talked about", "cooked", "painted",
+              "visited", "read about", "is saving for"]
+FACT_WHEN = ["last week", "this morning", "in May", "after work", "on Sunday", "with the kids"]
+
+
+def fact_text(rng: random.Random, i: int) -> str:
+    return (f"{rng.choice(FACT_OPENINGS)} {rng.choice(FACT_VERBS)} {rng.choice(THINGS)} "
+            f"{rng.choice(FACT_WHEN)} (note {i}).")
+
+
+async def seed_facts(companion: Companion, count: int, rng: random.Random) -> None:
+    """Facts as the memory jobs store them (SQL rows, the lexical index, the vectors)."""
+    said = utcnow().replace(tzinfo=UTC)
+    for start in range(0, count, 1000):
+        batch = [Fact(f"{i:032x}", USER, fact_text(rng, i), Speaker.USER, said, (i + 1,))
+                 for i in range(start, min(start + 1000, count))]
+        await companion.facts.add_facts(batch)
+
+
 async def seed_feedback(companion: Companion, count: int) -> None:
     """Corrections of messages like the measured ones, so the lookup has work to do."""
     for i in range(count):
@@ -120,7 +143,7 @@ async def measure(companion: Companion) -> tuple[float, float]:
     return float(p50), float(p95)
 
 
-async def run(sizes: list[int], feedback: int) -> float:
+async def run(sizes: list[int], feedback: int, facts: int) -> float:
     with tempfile.TemporaryDirectory() as folder:
         # Upkeep would start summarizing (and merging the synthetic topics) in the background,
         # competing with the turns for the 2 cores: it is measured by benchmarks/upkeep.py.
@@ -132,7 +155,9 @@ async def run(sizes: list[int], feedback: int) -> float:
         async with open_companion(settings, model=InstantModel()) as companion:
             rng = random.Random(7)
             await seed_feedback(companion, feedback)
-            print(f"\n{feedback} corrections stored", flush=True)
+            print(f"Seeding {facts:,} facts...", flush=True)
+            await seed_facts(companion, facts, rng)
+            print(f"\n{feedback} corrections and {facts:,} facts stored", flush=True)
             print("\n| topics | rounds | p50 ms | p95 ms |\n|---:|---:|---:|---:|", flush=True)
             p95 = 0.0
             for size in sizes:
@@ -150,9 +175,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--topics", type=int, help="measure only this many topics")
     parser.add_argument("--feedback", type=int, default=100, help="corrections stored")
+    parser.add_argument("--facts", type=int, default=100_000, help="facts stored")
     args = parser.parse_args()
     sizes = [args.topics] if args.topics is not None else [0, 1_000, 10_000]
-    p95 = asyncio.run(run(sizes, args.feedback))
+    p95 = asyncio.run(run(sizes, args.feedback, args.facts))
     print(f"p95_ms={p95:.1f}")
 
 

@@ -29,7 +29,7 @@ from memory.protocols import (
     Vector,
 )
 from memory.relevance import Relevance
-from memory.types import Recall
+from memory.types import Recall, Round
 from personas.loader import Persona
 
 log = logging.getLogger(__name__)
@@ -150,14 +150,14 @@ class Dialogue:
                     asked = text
                     recall = await self._shared_chat_recall(incoming, round_.id)
             except BaseException:  # the message stays stored; the round must not stay pending
-                await asyncio.shield(self._rounds.fail_round(round_.id, None))
+                await asyncio.shield(self._rounds.fail_round(round_, None))
                 raise
             self._last_recall[incoming.user_id] = recall
             yield Recalled(recall, persona)
             messages = self._messages(persona, recall, asked)
             noted = _noted(caught) if caught else ""
             # aclosing: when the frontend stops listening, the inner generators close now, in order.
-            stream = self._stream_reply(incoming.user_id, round_.id, messages, noted)
+            stream = self._stream_reply(round_, messages, noted)
             async with aclosing(stream) as events:
                 async for event in events:
                     yield event
@@ -181,7 +181,7 @@ class Dialogue:
         self._last_recall.pop(user_id, None)
 
     async def _stream_reply(
-        self, user_id: str, round_id: int, messages: list[ChatMessage], opening: str = ""
+        self, round_: Round, messages: list[ChatMessage], opening: str = ""
     ) -> AsyncGenerator[ReplyEvent, None]:
         """`opening` is said before the model's reply (the acknowledgement of a correction)."""
         pieces: list[str] = []
@@ -197,16 +197,16 @@ class Dialogue:
             reply = "".join(pieces).strip()
             if not reply:
                 raise ModelUnavailable("The language model returned an empty reply.")
-            self._stored(user_id, await self._rounds.finish_round(round_id, reply))
+            self._stored(round_.user_id, await self._rounds.finish_round(round_, reply))
             finished = True
-            yield Finished(reply, round_id)
+            yield Finished(reply, round_.id)
         except ModelUnavailable as error:
-            self._stored(user_id, await self._rounds.fail_round(round_id, "".join(pieces)))
+            self._stored(round_.user_id, await self._rounds.fail_round(round_, "".join(pieces)))
             finished = True
-            yield Failed(f"{error} Your message is saved; please try again.", round_id)
+            yield Failed(f"{error} Your message is saved; please try again.", round_.id)
         finally:
             if not finished:  # the frontend stopped listening mid-reply: keep what we have
-                await asyncio.shield(self._rounds.fail_round(round_id, "".join(pieces)))
+                await asyncio.shield(self._rounds.fail_round(round_, "".join(pieces)))
 
     def _stored(self, user_id: str, rounds_waiting: int) -> None:
         if self._on_round_stored is not None:

@@ -118,8 +118,9 @@ class FeedbackMemory:
         if not candidates:
             return []
         await self._repair_index([c for c in candidates.values() if not c.indexed])
-        cosines = await self._semantic(user_id, vector, candidates) if vector is not None else {}
         message = Message.of(text)
+        cosines = (await self._semantic(user_id, vector, candidates)
+                   if vector is not None and self._cosine_decides(candidates, message) else {})
         kept = {
             c.id: how for c in candidates.values()
             if (how := self._gate(c, message, cosines.get(c.id))) is not None
@@ -149,6 +150,12 @@ class FeedbackMemory:
             return None
         # No frame to check the wording against: only a close paraphrase is safe.
         return (cosine, SIMILAR) if similar and cosine is not None else None
+
+    def _cosine_decides(self, candidates: dict[str, Candidate], message: Message) -> bool:
+        """Whether a cosine could let any candidate in: one without a frame, or one whose frame
+        the message keeps. Most messages keep no frame: no vector query for them."""
+        patterns = (self._pattern(c) for c in candidates.values())
+        return any(not p.frame or fits_frame(p, message) for p in patterns)
 
     def _pattern(self, candidate: Candidate) -> Pattern:
         """Rows never change their key, frame or rule, so each is tokenized once."""

@@ -27,6 +27,9 @@ m tell told say said know think thought remember like get got go went going gone
 thing things something anything way well still even
 """.split())
 MAX_TERMS = 12
+# A word found in more of the user's facts than this finds nothing in particular (for them it is
+# a common word), and ranking that many rows would cost a turn tens of milliseconds.
+MAX_MATCHES = 500
 
 
 def query_terms(text: str) -> list[str]:
@@ -39,22 +42,41 @@ def query_terms(text: str) -> list[str]:
     return terms[:MAX_TERMS]
 
 
-def fts5_query(terms: list[str]) -> str:
-    """SQLite FTS5: any of the words (the index stems them, "paints" finds "painting"). Each is
-    quoted, so no word can be read as an operator."""
-    return " OR ".join(f'"{term}"' for term in terms)
+def fts5_match(user_id: str, terms: list[str]) -> str:
+    """SQLite FTS5: the user's facts that hold any of the words (the index stems them, "paints"
+    finds "painting"). Each word and the user id are quoted, so none can act as an operator."""
+    return fts5_head(user_id) + " OR ".join(fts5_word(term) for term in terms) + ")"
+
+
+def fts5_head(user_id: str) -> str:
+    """The start of `fts5_match`, up to the words."""
+    return f"user_id : {_quoted(user_id)} AND text : ("
+
+
+def fts5_word(term: str) -> str:
+    return _quoted(term)
+
+
+def searchable_user(user_id: str) -> bool:
+    """Whether the FTS5 index can tell this user's rows (their id holds a letter or digit)."""
+    return _WORD.search(user_id) is not None
 
 
 def boolean_query(terms: list[str]) -> str:
-    """MySQL's boolean mode: any of the words or of their stems as prefixes ("painting" and
-    `paint*`), since InnoDB does not stem. Its index skips words under 3 letters."""
+    """MySQL's boolean mode: any of the words, each as its stem's prefix ("paintings" as
+    `paint*`), since InnoDB does not stem; a word its stem does not start ("happy", `happi*`)
+    is searched as well. InnoDB's index skips words under 3 letters."""
     stems = _english_stemmer().stemWords(terms)
     words: list[str] = []
     for term, stem in zip(terms, stems, strict=True):
-        for word in (term, f"{stem}*"):
+        for word in ([] if term.startswith(stem) else [term]) + [f"{stem}*"]:
             if len(word.rstrip("*")) >= 3 and word not in words:
                 words.append(word)
     return " ".join(words)
+
+
+def _quoted(text: str) -> str:
+    return '"' + text.replace('"', '""') + '"'
 
 
 @functools.cache

@@ -39,11 +39,12 @@ class RoundStore(Protocol):
         """Commit the user's message before anything else happens, and return the new round."""
         ...
 
-    async def finish_round(self, round_id: int, reply: str) -> int:
-        """Store the reply; returns how many of the user's rounds now wait to be summarized."""
+    async def finish_round(self, round_: Round, reply: str) -> int:
+        """Store the reply of a round `start_round` returned; returns how many of the user's
+        rounds now wait to be summarized."""
         ...
 
-    async def fail_round(self, round_id: int, partial_reply: str | None) -> int:
+    async def fail_round(self, round_: Round, partial_reply: str | None) -> int:
         """Store the failure (the message stays); returns the rounds waiting, as above."""
         ...
 

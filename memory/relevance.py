@@ -22,9 +22,11 @@ from memory.tokens import TokenCounter
 from memory.types import Fact, Found, Topic
 
 RRF_K = 60
-FACT_CANDIDATES = 30  # per search: more than a budget of 600 tokens can hold
-TOPIC_CANDIDATES = 10
+FACT_CANDIDATES = 20  # per search: more than a budget of 600 tokens can hold
+TOPIC_CANDIDATES = 5
 NEAR_DUPLICATE = 0.8  # share of words two memories have in common (Jaccard) to count as one
+SHORTEST_LINE = 12  # tokens of the shortest memory line: below this, the budget is spent
+MAX_COUNTED = 50_000  # token counts kept (a memory never changes, nor does its count)
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 
 Memory = Topic | Fact
@@ -59,6 +61,7 @@ class Relevance:
         self._counter = counter
         self._line = line
         self.plan = plan
+        self._costs: dict[str, int] = {}
 
     @property
     def enabled(self) -> bool:
@@ -112,11 +115,13 @@ class Relevance:
         kept: list[Found] = []
         used = 0
         for found in ranked:
-            words = _words(_text(found.memory))
-            if not words or any(_repeats(words, other) for other in seen):
-                continue
+            if self.plan.tokens - used < SHORTEST_LINE:
+                break
             cost = self._cost(found.memory)
             if used + cost > self.plan.tokens:
+                continue
+            words = _words(_text(found.memory))
+            if not words or any(_repeats(words, other) for other in seen):
                 continue
             kept.append(replace(found, tokens=cost))
             seen.append(words)
@@ -124,7 +129,14 @@ class Relevance:
         return kept
 
     def _cost(self, memory: Memory) -> int:
-        return self._counter.count(self._line(memory))
+        """Tokens of the memory's line; a memory never changes, so each is counted once."""
+        key = _key(memory)
+        cost = self._costs.get(key)
+        if cost is None:
+            if len(self._costs) >= MAX_COUNTED:
+                self._costs.clear()
+            cost = self._costs[key] = self._counter.count(self._line(memory))
+        return cost
 
 
 def fuse(

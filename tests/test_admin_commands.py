@@ -20,6 +20,7 @@ ADMIN = "telegram:1"
 ADMIN_COMMANDS = [
     "/admin stats",
     "/admin topics telegram:7",
+    "/admin facts telegram:7",
     "/admin turns telegram:7 5",
     "/admin jobs",
     "/admin summarize telegram:7",
@@ -88,10 +89,15 @@ async def test_an_admin_runs_upkeep_and_forgets_for_a_user(
     summarized = await _run(companion, ADMIN, "/admin summarize telegram:7")
     assert summarized.startswith("telegram:7: summarized 1 windows")
     assert await companion.topics.count("telegram:7") >= 1
+    facts = await _run(companion, ADMIN, "/admin facts telegram:7")
+    assert "you said: I work at a bakery in Lyon." in facts
+    assert "Facts: 2" in await _run(companion, ADMIN, "/admin stats")
     assert "merged 0 labels" in await _run(companion, ADMIN, "/admin merge telegram:7")
     forgotten = await _run(companion, ADMIN, "/admin forget telegram:7 all")
     assert forgotten.startswith("telegram:7: Forgotten: 2 rounds")
+    assert "2 facts" in forgotten
     assert await companion.topics.count("telegram:7") == 0
+    assert await companion.facts.count("telegram:7") == 0
     assert await companion.search_topics("telegram:7", "bread") == []
 
 

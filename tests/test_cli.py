@@ -136,6 +136,30 @@ def test_ingest_then_upkeep_commands(env: dict[str, str], tmp_path: Path) -> Non
     assert undo.returncode == 1 and "No merged topic nothing-here" in undo.stderr
 
 
+def test_ingest_keeps_the_files_times_and_a_companion_that_spoke_first(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    env = env | {"COMPANION_MEMORY__SUMMARIZE_EVERY": "2",
+                 "COMPANION_MEMORY__SUMMARIZER": "extractive"}
+    lines = [{"role": "assistant", "text": "Welcome back! How was Xiamen?",
+              "timestamp": "2023-05-08T13:56:00Z"},
+             {"role": "user", "text": "I went to Xiamen with my sister Lea.",
+              "timestamp": "2023-05-08T13:57:00+00:00"},
+             {"role": "assistant", "text": "You should try the peanut soup there."}]
+    ingested = _run(["ingest", _jsonl(tmp_path / "chat.jsonl", lines), "--user", "ana"], env)
+    assert "Imported 2 rounds for ana." in ingested.stdout
+    report = json.loads(_run(["memory", "--user", "ana", "--json"], env).stdout)
+    assert [(r["at"][:16], r["user"], r["reply"]) for r in report["recent_rounds"]] == [
+        ("2023-05-08T13:56", "", "Welcome back! How was Xiamen?"),
+        ("2023-05-08T13:57", "I went to Xiamen with my sister Lea.",
+         "You should try the peanut soup there."),
+    ]
+    assert {(f["said_by"], f["said_at"][:16], f["text"]) for f in report["newest_facts"]} == {
+        ("user", "2023-05-08T13:57", "I went to Xiamen with my sister Lea."),
+        ("companion", "2023-05-08T13:57", "You should try the peanut soup there."),
+    }
+
+
 def test_ingest_refuses_a_bad_file_naming_the_line(env: dict[str, str], tmp_path: Path) -> None:
     path = _jsonl(tmp_path / "bad.jsonl", [{"role": "user", "text": "hi"}])
     with open(path, "a") as out:

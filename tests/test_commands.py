@@ -3,10 +3,21 @@
 from __future__ import annotations
 
 import json
+import uuid
+from datetime import UTC, datetime
 
 from bot.app import Companion
 from bot.inbound import Incoming
+from memory.types import Fact, Speaker
 from tests.fakes.openai_server import ScriptedLLM
+
+SAID = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
+
+
+async def _facts(companion: Companion, user: str, *texts: str) -> list[Fact]:
+    facts = [Fact(uuid.uuid4().hex, user, t, Speaker.USER, SAID, (1,)) for t in texts]
+    await companion.facts.add_facts(facts)
+    return facts
 
 
 async def _run(companion: Companion, user: str, text: str) -> str:
@@ -131,3 +142,56 @@ async def test_memory_commands_are_not_answered_where_others_read_along(
         assert answer.text.startswith("For your privacy") and answer.attachment is None
     assert await companion.topics.count("ana") == 1
     assert "Personas" in (await companion.commands.run("ana", "/persona", private=False)).text
+
+
+async def test_memories_and_facts_list_what_i_said_with_dates(companion: Companion) -> None:
+    await companion.add_topic("ana", "pets", "The host has a cat named Miso.")
+    [cat, *_] = await _facts(companion, "ana", "I adopted a cat named Miso.",
+                             *(f"I read book number {n}." for n in range(40)))
+    await _facts(companion, "ben", "I am a baker in Lyon.")
+    listed = await _run(companion, "ana", "/memories")
+    assert "pets: The host has a cat named Miso." in listed
+    assert "Facts (10 newest of 41; /facts for all):" in listed
+    assert "baker" not in listed
+    first, last = await _run(companion, "ana", "/facts"), await _run(companion, "ana", "/facts 2")
+    assert first.startswith("Facts, newest first (page 1 of 2, 41 in all):")
+    assert f"[{cat.id[:8]}] 8 May 2023, you said: I adopted a cat named Miso." in first + last
+    assert "baker" not in first + last
+    assert (await _run(companion, "ben", "/facts")).count("you said:") == 1
+
+
+async def test_forget_one_fact_by_id_and_not_another_users(companion: Companion) -> None:
+    [cat] = await _facts(companion, "ana", "I adopted a cat named Miso.")
+    [bens] = await _facts(companion, "ben", "I am a baker in Lyon.")
+    assert (await _run(companion, "ben", f"/forget {cat.id[:8]}")).startswith("No memory")
+    forgotten = await _run(companion, "ana", f"/forget {cat.id[:8]}")
+    assert forgotten == (
+        f"Forgotten: [{cat.id[:8]}] 8 May 2023, you said: I adopted a cat named Miso.")
+    assert await companion.facts.count("ana") == 0
+    assert await companion.facts.by_words("ana", "Miso", 5) == []
+    assert await companion.facts.count("ben") == 1 and bens.user_id == "ben"
+
+
+async def test_export_and_forget_all_cover_facts(companion: Companion) -> None:
+    await _facts(companion, "ana", "I adopted a cat named Miso.")
+    await _facts(companion, "ben", "I am a baker in Lyon.")
+    answer = await companion.commands.run("ana", "/export")
+    data = json.loads(answer.attachment.content)
+    assert "1 facts" in answer.text
+    assert data["facts"] == [{
+        "id": data["facts"][0]["id"], "text": "I adopted a cat named Miso.", "said_by": "you",
+        "said_at": "2023-05-08T13:56:00+00:00", "from_rounds": [1], "status": "active"}]
+    assert "baker" not in answer.attachment.content.decode()
+    assert "1 facts" in await _run(companion, "ana", "/forget all")
+    data = json.loads((await companion.commands.run("ana", "/export")).attachment.content)
+    assert data["facts"] == []
+    assert await companion.facts.count("ben") == 1
+
+
+async def test_why_says_how_each_memory_was_found(companion: Companion, llm: ScriptedLLM) -> None:
+    [cat] = await _facts(companion, "ana", "I adopted a cat named Miso.")
+    await _chat(companion, "ana", "How is Miso the cat doing?")
+    why = await _run(companion, "ana", "/why")
+    line = next(line for line in why.splitlines() if cat.id[:8] in line)
+    assert "fact (you), 8 May 2023, by words and meaning (similarity 0." in line
+    assert "words " in line and line.endswith("I adopted a cat named Miso.")

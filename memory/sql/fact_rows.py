@@ -1,32 +1,20 @@
-"""Fact rows in SQL: the record of every fact, and the search by words over them.
-
-The lexical index grows with the rows on both backends: SQLite's FTS5 table (kept in step by
-triggers, BM25 ranking) and MySQL's InnoDB FULLTEXT index (its own relevance). Every query
-filters on the user.
-"""
+"""Fact rows in SQL: the record of every fact. Every query filters on the user."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Float, column, delete, func, insert, select, text, update
-from sqlalchemy.dialects.mysql import match
+from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from memory.lexical import boolean_query, fts5_query
 from memory.sql.engine import as_utc, utcnow
+from memory.sql.fact_search import facts_by_words
 from memory.sql.tables import facts
 from memory.types import Fact, Speaker
 
 ACTIVE = "active"
 MAX_ROUND_IDS = 12  # what the provenance column holds
-
-_SQLITE_BY_WORDS = text(
-    "SELECT f.*, -bm25(facts_fts) AS score FROM facts_fts JOIN facts AS f "
-    "ON f.seq = facts_fts.rowid WHERE facts_fts MATCH :query AND f.user_id = :user_id "
-    "AND f.status = 'active' ORDER BY score DESC LIMIT :limit"
-).columns(*facts.c, column("score", Float))  # typed, so timestamps come back as datetimes
 
 
 class SQLFactRows:
@@ -44,27 +32,12 @@ class SQLFactRows:
     async def by_words(
         self, user_id: str, terms: list[str], limit: int
     ) -> list[tuple[Fact, float]]:
-        """The user's active facts that hold any of `terms`, best first, with their score."""
+        """The user's active facts that hold any of `terms`, best first, with their score
+        (see `fact_search` for the words left out)."""
         if not terms or limit <= 0:
             return []
         async with self._engine.connect() as conn:
-            if conn.dialect.name == "sqlite":
-                result = await conn.execute(
-                    _SQLITE_BY_WORDS,
-                    {"query": fts5_query(terms), "user_id": user_id, "limit": limit},
-                )
-            else:
-                query = boolean_query(terms)
-                if not query:
-                    return []
-                score = match(facts.c.text, against=query).in_boolean_mode()
-                result = await conn.execute(
-                    select(facts, score.label("score"))
-                    .where(_active_of(user_id) & (score > 0))
-                    .order_by(score.desc())
-                    .limit(limit)
-                )
-            rows = result.mappings().all()
+            rows = await facts_by_words(conn, user_id, terms, limit)
         return [(to_fact(row), float(row["score"])) for row in rows]
 
     async def newest(self, user_id: str, limit: int, offset: int = 0) -> list[Fact]:

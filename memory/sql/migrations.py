@@ -27,16 +27,18 @@ def _create_feedback_table(conn: Connection) -> None:
     tables.feedback.create(conn, checkfirst=True)
 
 
-# SQLite's lexical index of facts: an FTS5 table that reads the text from `facts` (external
-# content) and is kept in step by triggers in the same transaction. Facts never change their
-# text, so inserts and deletes are all it follows. porter: "paints" finds "painting".
+# SQLite's lexical index of facts: an FTS5 table that reads from `facts` (external content)
+# and is kept in step by triggers, in the same transaction. It indexes the user id too, so a
+# search reads only the user's postings. Facts never change their text or user, so inserts and
+# deletes are all it follows. porter: "paints" finds "painting".
 _SQLITE_FACT_INDEX = (
-    "CREATE VIRTUAL TABLE IF NOT EXISTS facts_fts USING fts5(text, content='facts', "
+    "CREATE VIRTUAL TABLE IF NOT EXISTS facts_fts USING fts5(user_id, text, content='facts', "
     "content_rowid='seq', tokenize='porter unicode61 remove_diacritics 2')",
     "CREATE TRIGGER IF NOT EXISTS facts_fts_insert AFTER INSERT ON facts BEGIN "
-    "INSERT INTO facts_fts(rowid, text) VALUES (new.seq, new.text); END",
+    "INSERT INTO facts_fts(rowid, user_id, text) VALUES (new.seq, new.user_id, new.text); END",
     "CREATE TRIGGER IF NOT EXISTS facts_fts_delete AFTER DELETE ON facts BEGIN "
-    "INSERT INTO facts_fts(facts_fts, rowid, text) VALUES ('delete', old.seq, old.text); END",
+    "INSERT INTO facts_fts(facts_fts, rowid, user_id, text) "
+    "VALUES ('delete', old.seq, old.user_id, old.text); END",
 )
 
 

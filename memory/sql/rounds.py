@@ -38,26 +38,25 @@ class SQLRoundStore:
         round_id = result.inserted_primary_key[0]
         return to_round({"id": round_id, **values})
 
-    async def finish_round(self, round_id: int, reply: str) -> int:
-        return await self._close(round_id, reply, RoundStatus.ANSWERED)
+    async def finish_round(self, round_: Round, reply: str) -> int:
+        return await self._close(round_, reply, RoundStatus.ANSWERED)
 
-    async def fail_round(self, round_id: int, partial_reply: str | None) -> int:
-        return await self._close(round_id, partial_reply or None, RoundStatus.FAILED)
+    async def fail_round(self, round_: Round, partial_reply: str | None) -> int:
+        return await self._close(round_, partial_reply or None, RoundStatus.FAILED)
 
-    async def _close(self, round_id: int, reply: str | None, status: RoundStatus) -> int:
+    async def _close(self, round_: Round, reply: str | None, status: RoundStatus) -> int:
         """Store the outcome and count the round for summarizing, in one transaction."""
-        still_pending = (rounds.c.id == round_id) & (rounds.c.status == RoundStatus.PENDING.value)
+        still_pending = ((rounds.c.id == round_.id) & (rounds.c.user_id == round_.user_id)
+                         & (rounds.c.status == RoundStatus.PENDING.value))
         statement = (
             update(rounds)
             .where(still_pending)
             .values(reply_text=reply, status=status.value, replied_at=utcnow())
         )
         async with self._engine.begin() as conn:
-            owner = select(rounds.c.user_id).where(still_pending)
-            user_id = (await conn.execute(owner)).scalar_one_or_none()
-            if user_id is None or (await conn.execute(statement)).rowcount == 0:
+            if (await conn.execute(statement)).rowcount == 0:
                 return 0  # closed before (a frontend that gave up): counted once already
-            return await add_pending_rounds(conn, user_id, 1)
+            return await add_pending_rounds(conn, round_.user_id, 1)
 
     async def import_rounds(
         self, user_id: str, persona: str, exchanges: Sequence[Exchange]
@@ -119,16 +118,25 @@ async def add_pending_rounds(conn: AsyncConnection, user_id: str, count: int) ->
         .where(memory_progress.c.user_id == user_id)
         .values(pending_rounds=memory_progress.c.pending_rounds + count)
     )
-    if (await conn.execute(bump)).rowcount == 0:
-        try:
-            async with conn.begin_nested():
-                await conn.execute(
-                    insert(memory_progress).values(
-                        user_id=user_id, pending_rounds=count, scheduled_through=0
-                    )
+    if conn.dialect.update_returning:  # SQLite: the count comes back with the update
+        waiting = (await conn.execute(bump.returning(memory_progress.c.pending_rounds))).scalar()
+        if waiting is not None:
+            return int(waiting)
+    elif (await conn.execute(bump)).rowcount:
+        return await _waiting(conn, user_id)
+    try:  # the user's first round
+        async with conn.begin_nested():
+            await conn.execute(
+                insert(memory_progress).values(
+                    user_id=user_id, pending_rounds=count, scheduled_through=0
                 )
-        except IntegrityError:  # another process created the row first
-            await conn.execute(bump)
+            )
+    except IntegrityError:  # another process created the row first
+        await conn.execute(bump)
+    return await _waiting(conn, user_id)
+
+
+async def _waiting(conn: AsyncConnection, user_id: str) -> int:
     query = select(memory_progress.c.pending_rounds).where(memory_progress.c.user_id == user_id)
     return int((await conn.execute(query)).scalar_one())
 

@@ -77,7 +77,7 @@ async def test_round_is_stored_pending_then_answered(engine: AsyncEngine) -> Non
     assert (pending.user_text, pending.status, pending.reply_text) == (
         "hi there", RoundStatus.PENDING, None,
     )
-    await store.finish_round(started.id, "hello!")
+    await store.finish_round(started, "hello!")
     [answered] = await store.recent_rounds("alice", 5)
     assert (answered.status, answered.reply_text) == (RoundStatus.ANSWERED, "hello!")
 
@@ -87,7 +87,7 @@ async def test_failed_round_keeps_the_message_and_partial_reply(engine: AsyncEng
     started = await store.start_round(
         user_id="alice", conversation_id="alice", persona="companion", text="are you there?"
     )
-    await store.fail_round(started.id, "I was say")
+    await store.fail_round(started, "I was say")
     [failed] = await store.recent_rounds("alice", 5)
     assert (failed.user_text, failed.reply_text, failed.status) == (
         "are you there?", "I was say", RoundStatus.FAILED,
@@ -115,7 +115,7 @@ async def test_any_unicode_round_trips_exactly(engine: AsyncEngine, text: str) -
     started = await store.start_round(
         user_id="üser-ñ", conversation_id="üser-ñ", persona="companion", text=text
     )
-    await store.finish_round(started.id, text[::-1])
+    await store.finish_round(started, text[::-1])
     [stored] = await store.recent_rounds("üser-ñ", 1)
     assert stored.user_text == text
     assert stored.reply_text == text[::-1]

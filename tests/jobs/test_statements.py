@@ -1,0 +1,66 @@
+"""Which sentences become memories: statements and concrete suggestions, never small talk."""
+
+from __future__ import annotations
+
+import pytest
+
+from jobs.statements import carries_information, self_statements, suggestions, user_facts
+
+SMALL_TALK = [
+    "Hey Mel! Good to see you! How have you been?",
+    "Yeah, I'm really lucky to have them.",
+    "I totally agree, Melanie. I 100% agree, Mel.",
+    "Thanks so much, Caroline!",
+    "Wow, Caroline, that's awesome!",
+    "That sounds like a lot of fun!",
+    "Congrats on the new job, John!",
+    "I'm so proud of you!",
+    "haha ok",
+    "👍👍🎉",
+    "Merci beaucoup !",
+]
+
+
+@pytest.mark.parametrize("text", SMALL_TALK)
+def test_small_talk_is_no_memory(text: str) -> None:
+    assert user_facts(text) == []
+    assert suggestions(text) == []
+    assert self_statements(text) == []
+
+
+def test_the_users_statements_are_kept_whole() -> None:
+    text = ("Hey Mel! I went to a LGBTQ support group yesterday and it was so powerful. "
+            "The transgender stories were so inspiring! How about you?")
+    assert user_facts(text) == [
+        "I went to a LGBTQ support group yesterday and it was so powerful.",
+        "The transgender stories were so inspiring!",
+    ]
+    # Topics quote only what the user says about themselves.
+    assert self_statements(text) == [
+        "I went to a LGBTQ support group yesterday and it was so powerful."]
+
+
+def test_praise_of_the_companion_is_not_a_fact_about_the_user() -> None:
+    assert user_facts("You're doing an awesome job looking after your family!") == []
+    assert user_facts("Your advice helped me pass my driving test.") == [
+        "Your advice helped me pass my driving test."]
+
+
+def test_the_companions_concrete_suggestions_are_kept() -> None:
+    reply = ("That sounds hard. You should read \"Becoming Nicole\" by Amy Ellis Nutt. "
+             "It is lovely. Have you tried it? Try a warm bath before bed.")
+    assert suggestions(reply) == [
+        'You should read "Becoming Nicole" by Amy Ellis Nutt.',
+        "Try a warm bath before bed.",
+    ]
+
+
+def test_walls_of_text_and_questions_are_no_facts() -> None:
+    assert not carries_information("I " + "really " * 80 + "like long sentences.")
+    assert not carries_information("Did I tell you about my trip to Xiamen?")
+    assert carries_information("I moved to Xiamen in 2019.")
+
+
+def test_other_languages_keep_their_statements() -> None:
+    assert user_facts("Ich habe eine Katze namens Miso.") == ["Ich habe eine Katze namens Miso."]
+    assert user_facts("Danke!") == []
