@@ -1,11 +1,12 @@
-"""What memory upkeep costs: model calls, tokens, topics and time per 100 rounds.
+"""What memory upkeep costs: model calls, tokens, topics, facts and time per 100 rounds.
 
 A scripted 500-round conversation (ten subjects and small talk) is fed in as if chatted, with
 the jobs running every 50 rounds, twice:
 
-- `llm`: summaries and merges by a model: a local OpenAI-compatible server that answers the
-  Table II and III prompts the way a capable model would (one grounded line per subject it
-  finds), so calls and tokens are counted for real over HTTP;
+- `llm`: summaries, facts and merges by a model: a local OpenAI-compatible server that answers
+  the Table II and III prompts and the facts prompt the way a capable model would (one grounded
+  line per subject it finds, one fact per thing said), so calls and tokens are counted for real
+  over HTTP;
 - `extractive`: no model at all (the offline default).
 
     python -m benchmarks.upkeep
@@ -26,7 +27,7 @@ from sqlalchemy import func, select
 
 from bot.app import open_companion
 from bot.settings import load_settings
-from memory.sql.tables import topics
+from memory.sql.tables import facts, topics
 from memory.types import Exchange
 from tests.fakes.openai_server import ScriptedLLM, ServerThread
 
@@ -65,12 +66,16 @@ def conversation() -> list[Exchange]:
 
 
 def capable_model(body: dict[str, Any]) -> str:
-    """Answers like a capable model: one grounded topic line per subject in the transcript."""
+    """Answers like a capable model: one grounded topic line per subject in the transcript, and
+    each thing said about a subject as a fact."""
     prompt = body["messages"][-1]["content"]
     transcript = prompt.split("=====")[1]
     if "Summarize it in one sentence" in prompt:  # Table III: keep the newest record
         last = [line for line in transcript.splitlines() if line.strip()][-1]
         return re.sub(r"^\d+\.\s*", "1. ", last)
+    if "List the facts" in prompt:
+        said = [s for sentences in SUBJECTS.values() for s in sentences if s in transcript]
+        return "\n".join(f"- Host: {s}" for s in said) or "None"
     lines = []
     for label, sentences in SUBJECTS.items():
         said = [s for s in sentences if s in transcript]
@@ -98,18 +103,19 @@ async def run(mode: str, server: ScriptedLLM) -> dict[str, float]:
                 started = time.perf_counter()
                 await companion.worker.upkeep(USER)
                 jobs_time += time.perf_counter() - started
-            created = await _count(companion, None)
-            active = await _count(companion, "active")
+            created = await _count(companion, topics, None)
+            active = await _count(companion, topics, "active")
+            fact_count = await _count(companion, facts, "active")
     calls = len(server.chat_requests)
     used = sum(tokens(m["content"]) for r in server.chat_requests for m in r["messages"])
     return {"calls": calls, "tokens": used, "created": created, "active": active,
-            "seconds": jobs_time}
+            "facts": fact_count, "seconds": jobs_time}
 
 
-async def _count(companion: Any, status: str | None) -> int:
-    query = select(func.count()).select_from(topics).where(topics.c.user_id == USER)
+async def _count(companion: Any, table: Any, status: str | None) -> int:
+    query = select(func.count()).select_from(table).where(table.c.user_id == USER)
     if status:
-        query = query.where(topics.c.status == status)
+        query = query.where(table.c.status == status)
     async with companion.rounds._engine.connect() as conn:
         return int((await conn.execute(query)).scalar_one())
 
@@ -126,11 +132,13 @@ def main() -> None:
     per = 100 / ROUNDS
     print(f"{ROUNDS} rounds, jobs every 50 rounds, merge at 5 descriptions\n")
     print("| summarizer | model calls / 100 rounds | prompt tokens / 100 rounds | "
-          "topic descriptions / 100 rounds | active topics at the end | job time / 100 rounds |")
-    print("|---|---:|---:|---:|---:|---:|")
+          "topic descriptions / 100 rounds | active topics at the end | facts / 100 rounds | "
+          "job time / 100 rounds |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
     for mode, r in results.items():
         print(f"| {mode} | {r['calls'] * per:.1f} | {r['tokens'] * per:,.0f} | "
-              f"{r['created'] * per:.1f} | {r['active']:.0f} | {r['seconds'] * per:.2f} s |")
+              f"{r['created'] * per:.1f} | {r['active']:.0f} | {r['facts'] * per:.1f} | "
+              f"{r['seconds'] * per:.2f} s |")
     print(f"upkeep_calls_per_100_rounds={results['llm']['calls'] * per:.1f}")
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import weakref
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from contextlib import aclosing
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -134,24 +134,19 @@ class Dialogue:
                 yield Refused(problem)
                 return
             persona = await self.persona_for(incoming.user_id)
-            round_ = await self._rounds.start_round(
-                user_id=incoming.user_id,
-                conversation_id=incoming.conversation,
-                persona=persona.name,
-                text=text,
-            )
+            # The message is embedded while it is stored: recall waits for its vector first.
+            embedding = asyncio.ensure_future(self._vector(text)) if incoming.private else None
             try:
-                caught = None
-                if incoming.private:
-                    caught = await self._corrections.catch(round_, persona.name, explicit)
-                    asked = caught.original if caught else text
-                    recall = await self.recall(incoming.user_id, asked, before_round=round_.id)
-                else:
-                    asked = text
-                    recall = await self._shared_chat_recall(incoming, round_.id)
-            except BaseException:  # the message stays stored; the round must not stay pending
-                await asyncio.shield(self._rounds.fail_round(round_, None))
-                raise
+                round_ = await self._rounds.start_round(
+                    user_id=incoming.user_id,
+                    conversation_id=incoming.conversation,
+                    persona=persona.name,
+                    text=text,
+                )
+                recall, asked, caught = await self._recall_for(
+                    incoming, round_, persona, explicit, embedding)
+            finally:
+                _drop(embedding)
             self._last_recall[incoming.user_id] = recall
             yield Recalled(recall, persona)
             messages = self._messages(persona, recall, asked)
@@ -161,6 +156,27 @@ class Dialogue:
             async with aclosing(stream) as events:
                 async for event in events:
                     yield event
+
+    async def _recall_for(
+        self, incoming: Incoming, round_: Round, persona: Persona, explicit: str | None,
+        embedding: asyncio.Future[Vector | None] | None,
+    ) -> tuple[Recall, str, Caught | None]:
+        """The memories for the stored message (or for the message a correction is about),
+        what is answered, and the correction caught, if any."""
+        try:
+            if not incoming.private:
+                return await self._shared_chat_recall(incoming, round_.id), round_.user_text, None
+            caught = await self._corrections.catch(round_, persona.name, explicit)
+            if caught is not None:
+                recall = await self.recall(incoming.user_id, caught.original,
+                                           before_round=round_.id)
+                return recall, caught.original, caught
+            recall = await self.recall(incoming.user_id, round_.user_text,
+                                       before_round=round_.id, vector=embedding)
+            return recall, round_.user_text, None
+        except BaseException:  # the message stays stored; the round must not stay pending
+            await asyncio.shield(self._rounds.fail_round(round_, None))
+            raise
 
     async def _cannot_correct(self, incoming: Incoming, feedback: str) -> str:
         """Why a `/correct` command cannot be taken, or "" when it can."""
@@ -212,11 +228,15 @@ class Dialogue:
         if self._on_round_stored is not None:
             self._on_round_stored(user_id, rounds_waiting)
 
-    async def recall(self, user_id: str, text: str, *, before_round: int | None = None) -> Recall:
+    async def recall(
+        self, user_id: str, text: str, *, before_round: int | None = None,
+        vector: Awaitable[Vector | None] | None = None,
+    ) -> Recall:
         """Recency, Relevance, Latest_topics and clarifications for a message, all filtered by
         `user_id` (clarifications may also come from feedback shared with everyone). The reads
-        run together; the message is embedded once, while they wait on SQL."""
-        vector = asyncio.ensure_future(self._vector(text))
+        run together; the message is embedded once (or `vector` is its embedding, under way),
+        while they wait on SQL."""
+        vector = asyncio.ensure_future(vector or self._vector(text))
         try:
             recent, relevant, latest, clarifications = await asyncio.gather(
                 self._rounds.recent_rounds(
@@ -282,6 +302,12 @@ class Dialogue:
             )
         await self._profiles.set_persona(user_id, name)
         return self.personas[name]
+
+
+def _drop(pending: asyncio.Future[Vector | None] | None) -> None:
+    """Stop an embedding nobody needs any more (a correction answers another message)."""
+    if pending is not None and not pending.cancel() and not pending.cancelled():
+        pending.exception()  # retrieved: asyncio would log it when the future is collected
 
 
 def _noted(caught: Caught) -> str:

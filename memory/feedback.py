@@ -152,10 +152,17 @@ class FeedbackMemory:
         return (cosine, SIMILAR) if similar and cosine is not None else None
 
     def _cosine_decides(self, candidates: dict[str, Candidate], message: Message) -> bool:
-        """Whether a cosine could let any candidate in: one without a frame, or one whose frame
-        the message keeps. Most messages keep no frame: no vector query for them."""
-        patterns = (self._pattern(c) for c in candidates.values())
-        return any(not p.frame or fits_frame(p, message) for p in patterns)
+        """Whether a cosine could let a candidate in that its wording does not: one without a
+        frame, or one whose frame the message keeps while its wording is not alike enough.
+        Most messages keep no frame, and a kept one is mostly alike too: no vector query."""
+        for candidate in candidates.values():
+            pattern = self._pattern(candidate)
+            if not pattern.frame or (
+                fits_frame(pattern, message)
+                and self._wording(pattern, message) < self._settings.wording_similarity
+            ):
+                return True
+        return False
 
     def _pattern(self, candidate: Candidate) -> Pattern:
         """Rows never change their key, frame or rule, so each is tokenized once."""

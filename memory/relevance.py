@@ -22,12 +22,13 @@ from memory.tokens import TokenCounter
 from memory.types import Fact, Found, Topic
 
 RRF_K = 60
-FACT_CANDIDATES = 20  # per search: more than a budget of 600 tokens can hold
-TOPIC_CANDIDATES = 5
+FACT_CANDIDATES = 16  # per search: more than the default budget holds (same recall as 30)
+TOPIC_CANDIDATES = 4
 NEAR_DUPLICATE = 0.8  # share of words two memories have in common (Jaccard) to count as one
 SHORTEST_LINE = 12  # tokens of the shortest memory line: below this, the budget is spent
 MAX_COUNTED = 50_000  # token counts kept (a memory never changes, nor does its count)
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
+_TOPIC_HEAD = re.compile(r"^[^:]*?talked about [^:]*?\bsaid\b(?: that)?:?\s*", re.IGNORECASE)
 
 Memory = Topic | Fact
 
@@ -111,7 +112,7 @@ class Relevance:
 
     def _fill(self, ranked: list[Found]) -> list[Found]:
         """The best memories that fit the budget together, none repeating another."""
-        seen: list[tuple[str, ...]] = []
+        seen: list[_Wording] = []
         kept: list[Found] = []
         used = 0
         for found in ranked:
@@ -120,11 +121,11 @@ class Relevance:
             cost = self._cost(found.memory)
             if used + cost > self.plan.tokens:
                 continue
-            words = _words(_text(found.memory))
-            if not words or any(_repeats(words, other) for other in seen):
+            wording = _Wording.of(_said(found.memory))
+            if not wording.words or any(wording.repeats(other) for other in seen):
                 continue
             kept.append(replace(found, tokens=cost))
-            seen.append(words)
+            seen.append(wording)
             used += cost
         return kept
 
@@ -165,21 +166,30 @@ def _key(memory: Memory) -> str:
     return f"{'topic' if isinstance(memory, Topic) else 'fact'}:{memory.id}"
 
 
-def _text(memory: Memory) -> str:
-    return memory.description if isinstance(memory, Topic) else memory.text
+def _said(memory: Memory) -> str:
+    """What a memory says: a topic without its "The host and I talked about X, and the host
+    said:" (the label alone repeats nothing)."""
+    if isinstance(memory, Fact):
+        return memory.text
+    return _TOPIC_HEAD.sub("", memory.description, count=1)
 
 
-def _words(text: str) -> tuple[str, ...]:
-    return tuple(w.lower() for w in _WORD.findall(text))
+@dataclass(frozen=True, slots=True)
+class _Wording:
+    spaced: str  # the words, lowercased, between spaces
+    words: frozenset[str]
 
+    @classmethod
+    def of(cls, text: str) -> _Wording:
+        words = [w.lower() for w in _WORD.findall(text)]
+        return cls(f" {' '.join(words)} ", frozenset(words))
 
-def _repeats(words: tuple[str, ...], other: tuple[str, ...]) -> bool:
-    """Whether a memory with `words` says nothing that `other` does not: it is quoted in it, or
-    they share almost all their words."""
-    if f" {' '.join(words)} " in f" {' '.join(other)} ":
-        return True
-    mine, theirs = set(words), set(other)
-    return len(mine & theirs) >= NEAR_DUPLICATE * len(mine | theirs)
+    def repeats(self, other: _Wording) -> bool:
+        """Whether this says nothing that `other` does not: it is quoted in it, or they share
+        almost all their words."""
+        shared = len(self.words & other.words)
+        return self.spaced in other.spaced or shared >= NEAR_DUPLICATE * len(
+            self.words | other.words)
 
 
 async def _nothing() -> list[tuple[Fact, float]]:

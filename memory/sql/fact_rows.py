@@ -37,8 +37,8 @@ class SQLFactRows:
         if not terms or limit <= 0:
             return []
         async with self._engine.connect() as conn:
-            rows = await facts_by_words(conn, user_id, terms, limit)
-        return [(to_fact(row), float(row["score"])) for row in rows]
+            found = await facts_by_words(conn, user_id, terms, limit)
+        return [(to_fact(row), score) for row, score in found]
 
     async def newest(self, user_id: str, limit: int, offset: int = 0) -> list[Fact]:
         query = (

@@ -1,95 +1,103 @@
 """Search facts by words, in the lexical index that grows with the rows on each backend: SQLite's
-FTS5 table (BM25 ranking) and MySQL's InnoDB FULLTEXT index (its own relevance).
+FTS5 table and MySQL's InnoDB FULLTEXT index.
 
-A word the user has said in more than `MAX_MATCHES` facts is left out of the search: for them it
-is a common word that singles nothing out (its BM25 weight is near nothing), and ranking all its
-rows would cost a turn tens of milliseconds. Every query filters on the user.
+One statement per search, the same on both backends: for each word, the user's facts that hold
+it, from the index, at most `MAX_MATCHES` + 1 of them; a word with more is a common word for
+this user, singles nothing out, and is left out. The facts that hold the other words are ranked
+here by BM25's inverse document frequency over the user's own facts (a fact holding more of the
+words first, the rarer words first among those): the index's own ranking would read every
+posting of every word, which cost 2-40 ms a turn at 100,000 facts. Every query filters on the
+user.
 """
 
 from __future__ import annotations
 
+import functools
+import math
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Float, bindparam, column, func, select, text
+from sqlalchemy import (
+    ColumnElement,
+    Select,
+    bindparam,
+    column,
+    func,
+    literal,
+    literal_column,
+    select,
+    table,
+    union_all,
+)
 from sqlalchemy.dialects.mysql import match
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from memory.lexical import (
-    MAX_MATCHES,
-    boolean_query,
-    fts5_head,
-    fts5_match,
-    fts5_word,
-    searchable_user,
-)
+from memory.lexical import MAX_MATCHES, boolean_query, fts5_match, searchable_user
 from memory.sql.tables import facts
+
+# The FTS5 table of migration 3: its rowid is `facts.seq`, and it matches by its own name.
+_FTS = table("facts_fts", column("rowid"))
+# BM25's document count, fixed: only the order of the scores matters, and with it a fact that
+# holds more of the words always ranks above one that holds fewer.
+_DOCUMENTS = 1_000_000
 
 
 async def facts_by_words(
     conn: AsyncConnection, user_id: str, terms: list[str], limit: int
-) -> Sequence[Any]:
-    """The user's active fact rows that hold any of `terms`, best first, each with `score`."""
-    if conn.dialect.name == "sqlite":
-        return await _sqlite(conn, user_id, terms, limit)
-    return await _mysql(conn, user_id, terms, limit)
-
-
-async def _sqlite(
-    conn: AsyncConnection, user_id: str, terms: list[str], limit: int
-) -> Sequence[Any]:
-    """One statement: the rare words are picked (each count stops past the cap), joined into an
-    FTS5 query, their best postings ranked, and only those rows read from `facts`."""
-    if not searchable_user(user_id):
+) -> list[tuple[Any, float]]:
+    """The user's active fact rows that hold any of `terms`, best first, with their score."""
+    dialect = conn.dialect.name
+    if dialect == "sqlite":
+        if not searchable_user(user_id):
+            return []
+        matches = [fts5_match(user_id, [term]) for term in terms]
+    else:
+        matches = [query for query in map(boolean_query, ([t] for t in terms)) if query]
+    if not matches:
         return []
-    counted = " UNION ALL ".join(
-        f"SELECT :term{i} WHERE (SELECT count(*) FROM (SELECT 1 FROM facts_fts "
-        f"WHERE facts_fts MATCH :one{i} LIMIT :cap)) < :cap"
-        for i in range(len(terms)))
-    statement = text(
-        f"WITH rare(term) AS ({counted}), "
-        "query(words) AS (SELECT :head || group_concat(term, ' OR ') || ')' FROM rare "
-        "HAVING count(*) > 0) "
-        "SELECT f.*, r.score FROM (SELECT facts_fts.rowid AS seq, "
-        "-bm25(facts_fts, 0.0, 1.0) AS score FROM query, facts_fts "
-        "WHERE facts_fts MATCH query.words ORDER BY score DESC LIMIT :limit) AS r "
-        "JOIN facts AS f ON f.seq = r.seq WHERE f.user_id = :user_id AND f.status = 'active' "
-        "ORDER BY r.score DESC"
-    ).columns(*facts.c, column("score", Float))  # typed, so timestamps come back as datetimes
-    params: dict[str, Any] = {"head": fts5_head(user_id), "cap": MAX_MATCHES + 1,
-                              "limit": limit, "user_id": user_id}
-    for i, term in enumerate(terms):
-        params[f"term{i}"] = fts5_word(term)
-        params[f"one{i}"] = fts5_match(user_id, [term])
-    return (await conn.execute(statement, params)).mappings().all()
+    params = {f"match{i}": m for i, m in enumerate(matches)}
+    params |= {"user_id": user_id, "cap": MAX_MATCHES + 1}
+    rows = (await conn.execute(_statement(dialect, len(matches)), params)).mappings().all()
+    return _ranked(rows, limit)
 
 
-async def _mysql(
-    conn: AsyncConnection, user_id: str, terms: list[str], limit: int
-) -> Sequence[Any]:
-    """Two statements: InnoDB cannot build a search from query results."""
-    indexed = [term for term in terms if boolean_query([term])]  # 3 letters or more
-    if not indexed:
-        return []
-    counts = select(*(_mysql_count(user_id, term, f"term{i}").label(f"n{i}")
-                      for i, term in enumerate(indexed)))
-    found = (await conn.execute(counts, {"cap": MAX_MATCHES + 1})).one()
-    rare = [term for term, n in zip(indexed, found, strict=True) if n <= MAX_MATCHES]
-    if not rare:
-        return []
-    score = match(facts.c.text, against=boolean_query(rare)).in_boolean_mode()
-    query = (select(facts, score.label("score"))
-             .where(_active_of(user_id) & (score > 0)).order_by(score.desc()).limit(limit))
-    return (await conn.execute(query)).mappings().all()
+@functools.cache
+def _statement(dialect: str, terms: int) -> Select[Any]:
+    """The search for a number of words (the words come as `:match0`, `:match1`...): built once
+    per size, since building it costs more than running it."""
+    per_term = [_holding(dialect, i).limit(bindparam("cap")).subquery() for i in range(terms)]
+    hits = union_all(*(select(literal(i).label("term"), q.c.seq)
+                       for i, q in enumerate(per_term))).cte("hits")
+    counts = (select(hits.c.term, func.count().label("matches"))
+              .group_by(hits.c.term).cte("counts"))
+    user = bindparam("user_id")
+    return (
+        select(facts, hits.c.term, counts.c.matches)
+        .join_from(counts, hits, hits.c.term == counts.c.term)
+        .join(facts, facts.c.seq == hits.c.seq)
+        .where((counts.c.matches <= MAX_MATCHES) & (facts.c.user_id == user)
+               & (facts.c.status == "active"))
+    )
 
 
-def _mysql_count(user_id: str, term: str, name: str) -> Any:
-    """How many of the user's facts hold `term`, counted up to `:cap`."""
-    words = match(facts.c.text, against=bindparam(name, boolean_query([term])))
-    hits = (select(facts.c.seq).where(_active_of(user_id) & (words.in_boolean_mode() > 0))
-            .limit(bindparam("cap")))
-    return select(func.count()).select_from(hits.subquery()).scalar_subquery()
+def _holding(dialect: str, term: int) -> Select[Any]:
+    """The `seq` of the user's facts that hold word number `term`."""
+    words = bindparam(f"match{term}")
+    if dialect == "sqlite":  # the user is part of the FTS5 query, and matched in the index
+        return select(_FTS.c.rowid.label("seq")).where(
+            literal_column("facts_fts").op("MATCH")(words))
+    found: ColumnElement[Any] = match(facts.c.text, against=words)
+    return select(facts.c.seq).where(
+        (facts.c.user_id == bindparam("user_id")) & (found.in_boolean_mode() > 0))
 
 
-def _active_of(user_id: str) -> Any:
-    return (facts.c.user_id == user_id) & (facts.c.status == "active")
+def _ranked(rows: Sequence[Any], limit: int) -> list[tuple[Any, float]]:
+    scores: dict[int, float] = {}
+    kept: dict[int, Any] = {}
+    for row in rows:
+        n = int(row["matches"])
+        idf = math.log(1 + (_DOCUMENTS - n + 0.5) / (n + 0.5))
+        scores[row["seq"]] = scores.get(row["seq"], 0.0) + idf
+        kept[row["seq"]] = row
+    best = sorted(scores, key=lambda seq: (-scores[seq], -seq))[:limit]  # newer first on a tie
+    return [(kept[seq], scores[seq]) for seq in best]
