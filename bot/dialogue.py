@@ -29,7 +29,7 @@ from memory.protocols import (
     Vector,
 )
 from memory.relevance import Relevance
-from memory.types import Recall, Round
+from memory.types import Found, Recall, Round, ScoredFeedback, Topic
 from personas.loader import Persona
 
 log = logging.getLogger(__name__)
@@ -72,6 +72,8 @@ class Refused:
 
 
 ReplyEvent = Recalled | Delta | Finished | Failed | Refused
+# Relevance, Latest_topics and clarifications: what recall finds besides Recency.
+Memories = tuple[list[Found], list[Topic], list[ScoredFeedback]]
 
 CORRECT_USAGE = ("Usage: /correct <what you meant>, about my last reply. "
                  "For example: /correct I wanted a synonym")
@@ -134,8 +136,10 @@ class Dialogue:
                 yield Refused(problem)
                 return
             persona = await self.persona_for(incoming.user_id)
-            # The message is embedded while it is stored: recall waits for its vector first.
-            embedding = asyncio.ensure_future(self._vector(text)) if incoming.private else None
+            # The memories of a private message are looked up while it is stored: they do not
+            # depend on it (Recency does, and is read after).
+            memories = (asyncio.ensure_future(self._memories(incoming.user_id, text))
+                        if incoming.private else None)
             try:
                 round_ = await self._rounds.start_round(
                     user_id=incoming.user_id,
@@ -144,9 +148,9 @@ class Dialogue:
                     text=text,
                 )
                 recall, asked, caught = await self._recall_for(
-                    incoming, round_, persona, explicit, embedding)
+                    incoming, round_, persona, explicit, memories)
             finally:
-                _drop(embedding)
+                _drop(memories)
             self._last_recall[incoming.user_id] = recall
             yield Recalled(recall, persona)
             messages = self._messages(persona, recall, asked)
@@ -159,20 +163,19 @@ class Dialogue:
 
     async def _recall_for(
         self, incoming: Incoming, round_: Round, persona: Persona, explicit: str | None,
-        embedding: asyncio.Future[Vector | None] | None,
+        memories: asyncio.Future[Memories] | None,
     ) -> tuple[Recall, str, Caught | None]:
         """The memories for the stored message (or for the message a correction is about),
         what is answered, and the correction caught, if any."""
         try:
-            if not incoming.private:
+            if memories is None:
                 return await self._shared_chat_recall(incoming, round_.id), round_.user_text, None
             caught = await self._corrections.catch(round_, persona.name, explicit)
             if caught is not None:
                 recall = await self.recall(incoming.user_id, caught.original,
                                            before_round=round_.id)
                 return recall, caught.original, caught
-            recall = await self.recall(incoming.user_id, round_.user_text,
-                                       before_round=round_.id, vector=embedding)
+            recall = await self._with_recency(incoming.user_id, round_.id, memories)
             return recall, round_.user_text, None
         except BaseException:  # the message stays stored; the round must not stay pending
             await asyncio.shield(self._rounds.fail_round(round_, None))
@@ -228,28 +231,34 @@ class Dialogue:
         if self._on_round_stored is not None:
             self._on_round_stored(user_id, rounds_waiting)
 
-    async def recall(
-        self, user_id: str, text: str, *, before_round: int | None = None,
-        vector: Awaitable[Vector | None] | None = None,
-    ) -> Recall:
+    async def recall(self, user_id: str, text: str, *, before_round: int | None = None) -> Recall:
         """Recency, Relevance, Latest_topics and clarifications for a message, all filtered by
-        `user_id` (clarifications may also come from feedback shared with everyone). The reads
-        run together; the message is embedded once (or `vector` is its embedding, under way),
-        while they wait on SQL."""
-        vector = asyncio.ensure_future(vector or self._vector(text))
+        `user_id` (clarifications may also come from feedback shared with everyone)."""
+        return await self._with_recency(user_id, before_round, self._memories(user_id, text))
+
+    async def _with_recency(
+        self, user_id: str, before_round: int | None, memories: Awaitable[Memories]
+    ) -> Recall:
+        recent, (relevant, latest, clarifications) = await asyncio.gather(
+            self._rounds.recent_rounds(user_id, self._chat.recency_rounds, before_id=before_round),
+            memories,
+        )
+        return Recall(recent=fit_recent(recent, self._chat.recency_max_chars),
+                      relevant=tuple(relevant), latest=tuple(latest),
+                      clarifications=tuple(clarifications))
+
+    async def _memories(self, user_id: str, text: str) -> Memories:
+        """Relevance, Latest_topics and clarifications: the reads run together, and the message
+        is embedded once while they wait on SQL."""
+        vector = asyncio.ensure_future(self._vector(text))
         try:
-            recent, relevant, latest, clarifications = await asyncio.gather(
-                self._rounds.recent_rounds(
-                    user_id, self._chat.recency_rounds, before_id=before_round),
+            return await asyncio.gather(
                 self._relevance.find(user_id, text, vector),
                 self._topics.latest(user_id, self._chat.latest_topics),
                 self._feedback.lookup(user_id, text, vector),
             )
         finally:  # a failed read must not leave the embedding running unwatched
             vector.cancel()
-        recent = fit_recent(recent, self._chat.recency_max_chars)
-        return Recall(recent=recent, relevant=tuple(relevant), latest=tuple(latest),
-                      clarifications=tuple(clarifications))
 
     async def _shared_chat_recall(self, incoming: Incoming, before_round: int) -> Recall:
         """Where others read along: only the user's recent rounds in this same chat."""
@@ -304,8 +313,8 @@ class Dialogue:
         return self.personas[name]
 
 
-def _drop(pending: asyncio.Future[Vector | None] | None) -> None:
-    """Stop an embedding nobody needs any more (a correction answers another message)."""
+def _drop(pending: asyncio.Future[Memories] | None) -> None:
+    """Stop a lookup nobody needs any more (a correction answers another message)."""
     if pending is not None and not pending.cancel() and not pending.cancelled():
         pending.exception()  # retrieved: asyncio would log it when the future is collected
 

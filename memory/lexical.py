@@ -45,16 +45,8 @@ def query_terms(text: str) -> list[str]:
 def fts5_match(user_id: str, terms: list[str]) -> str:
     """SQLite FTS5: the user's facts that hold any of the words (the index stems them, "paints"
     finds "painting"). Each word and the user id are quoted, so none can act as an operator."""
-    return fts5_head(user_id) + " OR ".join(fts5_word(term) for term in terms) + ")"
-
-
-def fts5_head(user_id: str) -> str:
-    """The start of `fts5_match`, up to the words."""
-    return f"user_id : {_quoted(user_id)} AND text : ("
-
-
-def fts5_word(term: str) -> str:
-    return _quoted(term)
+    words = " OR ".join(_quoted(term) for term in terms)
+    return f"user_id : {_quoted(user_id)} AND text : ({words})"
 
 
 def searchable_user(user_id: str) -> bool:
