@@ -134,6 +134,16 @@ async def one_turn(companion: Companion, text: str) -> float:
     return (time.perf_counter() - started) * 1000
 
 
+async def embed_ms(companion: Companion) -> float:
+    """The median time of one embedding: how busy the machine is, to read the table by."""
+    timings = []
+    for i in range(50):
+        started = time.perf_counter()
+        await companion.embedder.embed([f"{MESSAGES[i % len(MESSAGES)]} ({i})"])
+        timings.append((time.perf_counter() - started) * 1000)
+    return float(np.median(timings))
+
+
 async def measure(companion: Companion) -> tuple[float, float]:
     for i in range(WARMUP_TURNS):
         await one_turn(companion, MESSAGES[i % len(MESSAGES)])
@@ -158,6 +168,8 @@ async def run(sizes: list[int], feedback: int, facts: int) -> float:
             print(f"Seeding {facts:,} facts...", flush=True)
             await seed_facts(companion, facts, rng)
             print(f"\n{feedback} corrections and {facts:,} facts stored", flush=True)
+            print(f"This machine now: one embedding takes {await embed_ms(companion):.1f} ms "
+                  "(4.4 ms when it was quiet): shared 2-core machines vary.", flush=True)
             print("\n| topics | rounds | p50 ms | p95 ms |\n|---:|---:|---:|---:|", flush=True)
             p95 = 0.0
             for size in sizes:
