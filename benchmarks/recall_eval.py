@@ -56,6 +56,7 @@ class Score:
     hits: int = 0
     all_evidence: int = 0
     in_recency: int = 0
+    leaked: int = 0  # memories of another user in a prompt (the user filter says: none)
     tokens: list[int] = field(default_factory=list)
     by_kind: dict[str, list[int]] = field(default_factory=lambda: defaultdict(lambda: [0, 0]))
 
@@ -100,6 +101,7 @@ async def ask_all(companion: Companion, imported: Imported, counter: WordPieceCo
                 score.in_recency += bool(_in_recency(recall, side, imported)
                                          & set(question.evidence))
                 score.tokens.append(_memory_tokens(recall, counter))
+                score.leaked += sum(m.user_id != side.user_id for m in _memories(recall))
                 score.by_kind[question.kind][0] += 1
                 score.by_kind[question.kind][1] += hit
     return score
@@ -107,7 +109,7 @@ async def ask_all(companion: Companion, imported: Imported, counter: WordPieceCo
 
 def _held(recall: Recall, side: Side, conversation: Conversation, imported: Imported) -> set[str]:
     """The evidence turns the memory part of the prompt holds."""
-    memories: list[Topic | Fact] = [f.memory for f in recall.relevant] + list(recall.latest)
+    memories = _memories(recall)
     held: set[str] = set()
     for memory in memories:
         if isinstance(memory, Fact):
@@ -121,6 +123,10 @@ def _held(recall: Recall, side: Side, conversation: Conversation, imported: Impo
         if any(sentence in text for sentence in quotable(turn["text"])):
             held.add(turn_id)
     return held
+
+
+def _memories(recall: Recall) -> list[Topic | Fact]:
+    return [f.memory for f in recall.relevant] + list(recall.latest)
 
 
 def _in_recency(recall: Recall, side: Side, imported: Imported) -> set[str]:
@@ -213,7 +219,8 @@ async def evaluate(settings: Settings, variants: Variants,
 
 
 def print_scores(title: str, scores: dict[str, Score]) -> None:
-    print(f"\n{title}\n")
+    leaked = sum(s.leaked for s in scores.values())
+    print(f"\n{title} (memories of another user in a prompt: {leaked})\n")
     print("| settings | " + " | ".join(KINDS) + " | hit | all evidence | in Recency | "
           "memory tokens (mean / max) |")
     print("|---|" + "---:|" * (len(KINDS) + 4))
