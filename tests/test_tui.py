@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import uuid
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +16,7 @@ from bot.app import open_companion
 from bot.settings import Settings
 from bot.tui.app import CompanionApp
 from bot.tui.widgets import CompanionMessage, HistoryInput, MemoryPanel, Note
+from memory.types import Fact, Speaker
 from tests.conftest import make_settings
 from tests.fakes.openai_server import Error, Reply, ScriptedLLM
 from tests.fakes.word_reader import misreading_reader
@@ -73,6 +76,26 @@ async def test_typed_message_gets_a_streamed_reply_and_the_memory_panel(
         assert "Recency: 0 recent rounds" in panel
         assert "hobbies" in panel.split("Relevance")[1].split("Latest topics:")[0]
     assert llm.chat_requests[-1]["messages"][-1]["content"] == "Which sport do I play?"
+
+
+async def test_memory_panel_shows_a_fact_with_its_date_and_how_it_was_found(
+    tmp_path: Path, llm: ScriptedLLM
+) -> None:
+    settings = make_settings(tmp_path, llm)
+    said = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
+    fact = Fact(uuid.uuid4().hex, "ana", "My cat Miso hates the vacuum.", Speaker.USER, said, (1,))
+    async with open_companion(settings) as companion:
+        await companion.facts.add_facts([fact])
+    llm.enqueue(Reply("Miso, of course!"))
+    app = _app(settings)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await _ready(pilot)
+        await _send(pilot, "What is the name of my cat Miso again?")
+        relevance = _text(app.query_one(MemoryPanel)).split("Relevance")[1]
+        fact_line = relevance.split("Latest topics:")[0]
+    assert "fact (you), 8 May 2023" in fact_line
+    assert "words" in fact_line  # found by the name, a word embeddings match poorly
+    assert "My cat Miso hates the vacuum." in fact_line
 
 
 async def _bubble(pilot: Pilot[None]) -> CompanionMessage:
