@@ -1,10 +1,11 @@
 """Memory overhead of one turn: everything but the LLM's generation.
 
 Per turn: store the user's round, embed the message, read Recency (last 20 rounds), fill
-Relevance (topics and facts by meaning, facts by words, within the token budget), read
-Latest_topics (5 newest), look up feedback (clarifications), build the prompt, store the reply.
-The user has 100,000 stored rounds, 100 corrections, 100,000 facts and 0, 1,000 or 10,000
-topics, on SQLite and embedded chromadb with the packaged MiniLM embedder, default settings.
+Relevance (taught facts first, topics and facts by meaning, facts by words, within the token
+budget), read Latest_topics (5 newest), look up feedback (clarifications), build the prompt,
+store the reply. The user has 100,000 stored rounds, 100 corrections, 100,000 facts, 1,000
+taught facts and 0, 1,000 or 10,000 topics, on SQLite and embedded chromadb with the packaged
+MiniLM embedder, default settings.
 The reply comes from an in-process model that answers instantly, so only our own work is timed.
 
     python -m benchmarks.turn_overhead              # 0, 1,000 and 10,000 topics
@@ -35,7 +36,7 @@ from bot.settings import load_settings
 from memory.feedback import Correction
 from memory.sql.engine import open_engine, utcnow
 from memory.sql.tables import rounds
-from memory.types import Fact, Speaker
+from memory.types import Fact, Origin, Speaker
 
 USER = "bench"
 ROUNDS = 100_000
@@ -108,12 +109,15 @@ def fact_text(rng: random.Random, i: int) -> str:
             f"{rng.choice(FACT_WHEN)} (note {i}).")
 
 
-async def seed_facts(companion: Companion, count: int, rng: random.Random) -> None:
-    """Facts as the memory jobs store them (SQL rows, the lexical index, the vectors)."""
+async def seed_facts(
+    companion: Companion, count: int, rng: random.Random, origin: Origin = Origin.SAID
+) -> None:
+    """Facts as the memory jobs (or teaching) store them: SQL rows, lexical index, vectors."""
     said = utcnow().replace(tzinfo=UTC)
-    for start in range(0, count, 1000):
-        batch = [Fact(f"{i:032x}", USER, fact_text(rng, i), Speaker.USER, said, (i + 1,))
-                 for i in range(start, min(start + 1000, count))]
+    first = 0 if origin is Origin.SAID else 10**9  # ids apart from the other kind's
+    for start in range(first, first + count, 1000):
+        batch = [Fact(f"{i:032x}", USER, fact_text(rng, i), Speaker.USER, said, (i + 1,), origin)
+                 for i in range(start, min(start + 1000, first + count))]
         await companion.facts.add_facts(batch)
 
 
@@ -153,7 +157,7 @@ async def measure(companion: Companion) -> tuple[float, float]:
     return float(p50), float(p95)
 
 
-async def run(sizes: list[int], feedback: int, facts: int) -> float:
+async def run(sizes: list[int], feedback: int, facts: int, taught: int) -> float:
     with tempfile.TemporaryDirectory() as folder:
         # Upkeep would start summarizing (and merging the synthetic topics) in the background,
         # competing with the turns for the 2 cores: it is measured by benchmarks/upkeep.py.
@@ -165,9 +169,11 @@ async def run(sizes: list[int], feedback: int, facts: int) -> float:
         async with open_companion(settings, model=InstantModel()) as companion:
             rng = random.Random(7)
             await seed_feedback(companion, feedback)
-            print(f"Seeding {facts:,} facts...", flush=True)
+            print(f"Seeding {facts:,} facts and {taught:,} taught facts...", flush=True)
             await seed_facts(companion, facts, rng)
-            print(f"\n{feedback} corrections and {facts:,} facts stored", flush=True)
+            await seed_facts(companion, taught, rng, Origin.TAUGHT)
+            print(f"\n{feedback} corrections, {facts:,} facts and {taught:,} taught facts stored",
+                  flush=True)
             print(f"This machine now: one embedding takes {await embed_ms(companion):.1f} ms "
                   "(4.4 ms when it was quiet): shared 2-core machines vary.", flush=True)
             print("\n| topics | rounds | p50 ms | p95 ms |\n|---:|---:|---:|---:|", flush=True)
@@ -188,9 +194,10 @@ def main() -> None:
     parser.add_argument("--topics", type=int, help="measure only this many topics")
     parser.add_argument("--feedback", type=int, default=100, help="corrections stored")
     parser.add_argument("--facts", type=int, default=100_000, help="facts stored")
+    parser.add_argument("--taught", type=int, default=1_000, help="taught facts stored")
     args = parser.parse_args()
     sizes = [args.topics] if args.topics is not None else [0, 1_000, 10_000]
-    p95 = asyncio.run(run(sizes, args.feedback, args.facts))
+    p95 = asyncio.run(run(sizes, args.feedback, args.facts, args.taught))
     print(f"p95_ms={p95:.1f}")
 
 

@@ -29,7 +29,9 @@ from bot.llm.base import ChatMessage, ChatModel
 from bot.llm.local_llama import LocalLlama
 from bot.llm.openai_chat import OpenAIChat
 from bot.prompt import memory_line
+from bot.retraction import Retractions
 from bot.settings import EmbeddingSettings, LLMSettings, Settings
+from bot.teaching import Teaching
 from jobs.drafts import Summarizer
 from jobs.extractive import ExtractiveSummarizer
 from jobs.fallback import FallbackSummarizer
@@ -123,6 +125,7 @@ async def open_companion(
         facts = FactStore(
             SQLFactRows(engine),
             ChromaIndex(client, f"{settings.vector.collection}-facts-{embedder.name}"),
+            ChromaIndex(client, f"{settings.vector.collection}-taught-{embedder.name}"),
             embedder,
         )
         counter = await asyncio.to_thread(WordPieceCounter, minilm_tokenizer_file())
@@ -138,11 +141,13 @@ async def open_companion(
             stack.callback(scheduler.stop)
         rounds = SQLRoundStore(engine)
         feedback = build_feedback_memory(settings, engine, client, embedder)
+        confirms = _confirms_corrections(settings.feedback.confirm_with_model, settings.llm)
         corrections = Corrections(
             feedback, rounds, model,
-            confirm=_confirms_corrections(settings.feedback.confirm_with_model, settings.llm),
+            confirm=confirms,
             share_with_everyone=settings.feedback.share_with_everyone,
         )
+        teaching = Teaching(facts, model, confirm=confirms)
         dialogue = Dialogue(
             rounds=rounds,
             topics=topics,
@@ -154,12 +159,14 @@ async def open_companion(
             chat=settings.chat,
             feedback=feedback,
             corrections=corrections,
+            teaching=teaching,
+            retractions=Retractions(topics, facts, feedback),
             on_round_stored=worker.round_stored,
         )
         access = AccessPolicy.from_settings(settings)
         commands = Commands(
             dialogue,
-            UserCommands(dialogue, rounds, topics, facts, feedback, UserExport(engine)),
+            UserCommands(dialogue, rounds, topics, facts, feedback, UserExport(engine), teaching),
             AdminCommands(
                 dialogue=dialogue,
                 rounds=rounds,

@@ -156,11 +156,16 @@ class Corrections:
 
     async def _model_agrees(self, previous: Round, text: str) -> bool:
         prompt = CONFIRM.format(key=previous.user_text, answer=previous.reply_text, message=text)
-        messages: list[ChatMessage] = [{"role": "user", "content": prompt}]
-        answer = ""
-        async with aclosing(self._model.stream(messages)) as pieces:
-            async for piece in pieces:
-                answer += piece
-                if len(answer) > 20:
-                    break
-        return answer.strip().lower().startswith("yes")
+        return await model_says_yes(self._model, prompt)
+
+
+async def model_says_yes(model: ChatModel, prompt: str) -> bool:
+    """Put a yes/no question to the model; only the start of its answer is read."""
+    messages: list[ChatMessage] = [{"role": "user", "content": prompt}]
+    answer = ""
+    async with aclosing(model.stream(messages)) as pieces:
+        async for piece in pieces:
+            answer += piece
+            if len(answer) > 20:
+                break
+    return answer.strip().lower().startswith("yes")

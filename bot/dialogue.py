@@ -13,12 +13,15 @@ from contextlib import aclosing
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from bot.citations import CitationFilter
 from bot.corrections import Caught, Corrections, correction_command
 from bot.errors import InputRejected, ModelUnavailable, UserFacingError
 from bot.inbound import Incoming, clean_message
 from bot.llm.base import ChatMessage, ChatModel
 from bot.prompt import build_messages, fit_recent
+from bot.retraction import NO_REPLY_YET, Retractions, Wrong, described, thats_wrong, wrong_command
 from bot.settings import ChatSettings
+from bot.teaching import Teaching, taught_note
 from memory.feedback import FeedbackMemory
 from memory.protocols import (
     Embedder,
@@ -29,7 +32,7 @@ from memory.protocols import (
     Vector,
 )
 from memory.relevance import Relevance
-from memory.types import Found, Recall, Round, ScoredFeedback, Topic
+from memory.types import Found, Memory, Recall, Round, ScoredFeedback, Topic, memory_key
 from personas.loader import Persona
 
 log = logging.getLogger(__name__)
@@ -52,8 +55,21 @@ class Delta:
 
 @dataclass(frozen=True, slots=True)
 class Finished:
+    """The reply as the user read it (citation marks taken out), and the numbers of the
+    memories it cited (see `Recall.numbered`)."""
+
     reply: str
     round_id: int
+    cited: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class LastReply:
+    """What `/why` explains and `/wrong` fixes: the user's last reply in this process."""
+
+    recall: Recall
+    asked: str  # the message it answered
+    cited: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +94,9 @@ Memories = tuple[list[Found], list[Topic], list[ScoredFeedback]]
 CORRECT_USAGE = ("Usage: /correct <what you meant>, about my last reply. "
                  "For example: /correct I wanted a synonym")
 NOTHING_TO_CORRECT = "There is nothing to correct yet: /correct is about my last reply to you here."
+PRIVATE_WRONG = "For your privacy, /wrong only works in a private chat with me."
+WHICH_IS_WRONG = ("Which memory is wrong? Say /wrong <n> <what is true>, with n from the list "
+                  "/why showed.")
 
 
 class Dialogue:
@@ -97,6 +116,8 @@ class Dialogue:
         chat: ChatSettings,
         feedback: FeedbackMemory,
         corrections: Corrections,
+        teaching: Teaching,
+        retractions: Retractions,
         on_round_stored: Callable[[str, int], None] | None = None,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
     ) -> None:
@@ -113,11 +134,14 @@ class Dialogue:
         self._chat = chat
         self._feedback = feedback
         self._corrections = corrections
+        self._teaching = teaching
+        self._retractions = retractions
         self._on_round_stored = on_round_stored
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = (
             weakref.WeakValueDictionary()
         )
-        self._last_recall: dict[str, Recall] = {}
+        self._last: dict[str, LastReply] = {}
+        self._why_shown: set[str] = set()
 
     async def respond(self, incoming: Incoming) -> AsyncGenerator[ReplyEvent, None]:
         """Store the message, recall memories, stream the reply, store it.
@@ -126,6 +150,8 @@ class Dialogue:
         feedback first, and the corrected message is answered again with it applied.
         """
         async with self.user_lock(incoming.user_id):
+            after_why = incoming.user_id in self._why_shown
+            self._why_shown.discard(incoming.user_id)
             try:
                 text = clean_message(incoming.text, self._chat.max_message_chars)
             except InputRejected as rejection:
@@ -135,11 +161,15 @@ class Dialogue:
             if explicit is not None and (problem := await self._cannot_correct(incoming, explicit)):
                 yield Refused(problem)
                 return
+            wrong = self._wrong_in(incoming, text, after_why)
+            if isinstance(wrong, str):
+                yield Refused(wrong)
+                return
             persona = await self.persona_for(incoming.user_id)
             # The memories of a private message are looked up while it is stored: they do not
             # depend on it (Recency does, and is read after).
             memories = (asyncio.ensure_future(self._memories(incoming.user_id, text))
-                        if incoming.private else None)
+                        if incoming.private and wrong is None else None)
             try:
                 round_ = await self._rounds.start_round(
                     user_id=incoming.user_id,
@@ -147,39 +177,89 @@ class Dialogue:
                     persona=persona.name,
                     text=text,
                 )
-                recall, asked, caught = await self._recall_for(
-                    incoming, round_, persona, explicit, memories)
+                recall, asked, opening = await self._recall_for(
+                    incoming, round_, persona, explicit, memories, wrong)
             finally:
                 _drop(memories)
-            self._last_recall[incoming.user_id] = recall
+            self._last[incoming.user_id] = LastReply(recall, asked)
             yield Recalled(recall, persona)
             messages = self._messages(persona, recall, asked)
-            noted = _noted(caught) if caught else ""
             # aclosing: when the frontend stops listening, the inner generators close now, in order.
-            stream = self._stream_reply(round_, messages, noted)
+            stream = self._stream_reply(round_, messages, opening, recall.numbered())
             async with aclosing(stream) as events:
                 async for event in events:
+                    if isinstance(event, Finished):
+                        self._last[incoming.user_id] = LastReply(recall, asked, event.cited)
                     yield event
+
+    def _wrong_in(self, incoming: Incoming, text: str, after_why: bool) -> Wrong | str | None:
+        """The memory a message says is wrong (`/wrong <n> ...`, or "No, that's wrong: ..."
+        right after `/why`), a line that says why it cannot be taken, or None."""
+        wrong = wrong_command(text)
+        if wrong is None and after_why and incoming.private:
+            wrong = thats_wrong(text)
+            if wrong is None:
+                return None
+        if wrong is None or isinstance(wrong, str):
+            return wrong
+        if not incoming.private:
+            return PRIVATE_WRONG
+        last = self._last.get(incoming.user_id)
+        if last is None:
+            return NO_REPLY_YET
+        numbered = last.recall.numbered()
+        if wrong.number is None:  # "that's wrong": the one memory the reply relied on
+            only = last.cited if last.cited else tuple(range(1, len(numbered) + 1))
+            if len(only) != 1:
+                return WHICH_IS_WRONG
+            return Wrong(only[0], wrong.truth)
+        if not 1 <= wrong.number <= len(numbered):
+            return (f"There is no memory {wrong.number} under /why"
+                    + (f": they go from 1 to {len(numbered)}." if numbered else
+                       ": my last reply used no memories."))
+        return wrong
 
     async def _recall_for(
         self, incoming: Incoming, round_: Round, persona: Persona, explicit: str | None,
-        memories: asyncio.Future[Memories] | None,
-    ) -> tuple[Recall, str, Caught | None]:
-        """The memories for the stored message (or for the message a correction is about),
-        what is answered, and the correction caught, if any."""
+        memories: asyncio.Future[Memories] | None, wrong: Wrong | None,
+    ) -> tuple[Recall, str, str]:
+        """The memories for the stored message (or for the message a correction or a `/wrong`
+        is about), what is answered, and what the reply opens with (what was noted)."""
         try:
+            if wrong is not None:
+                return await self._fix_belief(round_, wrong)
             if memories is None:
-                return await self._shared_chat_recall(incoming, round_.id), round_.user_text, None
+                return await self._shared_chat_recall(incoming, round_.id), round_.user_text, ""
             caught = await self._corrections.catch(round_, persona.name, explicit)
             if caught is not None:
                 recall = await self.recall(incoming.user_id, caught.original,
                                            before_round=round_.id)
-                return recall, caught.original, caught
+                return recall, caught.original, _noted(caught)
+            taught = await self._teaching.catch(round_)
             recall = await self._with_recency(incoming.user_id, round_.id, memories)
-            return recall, round_.user_text, None
+            return recall, round_.user_text, taught_note(taught) + "\n\n" if taught else ""
         except BaseException:  # the message stays stored; the round must not stay pending
             await asyncio.shield(self._rounds.fail_round(round_, None))
             raise
+
+    async def _fix_belief(self, round_: Round, wrong: Wrong) -> tuple[Recall, str, str]:
+        """Retract the memory the user says is wrong, keep what is true as a taught fact, and
+        answer the last message again (TeachMe re-attempts the question)."""
+        last = self._last[round_.user_id]
+        assert wrong.number is not None  # resolved by `_wrong_in`
+        memory = last.recall.numbered()[wrong.number - 1]
+        retracted = await self._retractions.retract(round_.user_id, memory)
+        lines = [f"Noted: memory {wrong.number} (\"{described(memory)}\") is wrong; "
+                 + ("I won't use it again." if retracted else
+                    "I can't take it back (it is gone, or someone else's), but I'll follow you.")]
+        if wrong.truth:
+            try:
+                fact = await self._teaching.teach(round_.user_id, wrong.truth, round_.id)
+                lines.append(taught_note(fact))
+            except UserFacingError as error:
+                lines.append(str(error))
+        recall = await self.recall(round_.user_id, last.asked, before_round=round_.id)
+        return recall, last.asked, "\n".join(lines) + " Let me answer again:\n\n"
 
     async def _cannot_correct(self, incoming: Incoming, feedback: str) -> str:
         """Why a `/correct` command cannot be taken, or "" when it can."""
@@ -197,13 +277,16 @@ class Dialogue:
         return self._locks.setdefault(user_id, asyncio.Lock())
 
     def forget_last_recall(self, user_id: str) -> None:
-        self._last_recall.pop(user_id, None)
+        self._last.pop(user_id, None)
 
     async def _stream_reply(
-        self, round_: Round, messages: list[ChatMessage], opening: str = ""
+        self, round_: Round, messages: list[ChatMessage], opening: str,
+        numbered: tuple[Memory, ...],
     ) -> AsyncGenerator[ReplyEvent, None]:
-        """`opening` is said before the model's reply (the acknowledgement of a correction)."""
+        """`opening` is said before the model's reply (what was noted); `numbered` are the
+        memories of the prompt, which the reply may cite by number."""
         pieces: list[str] = []
+        marks = CitationFilter(len(numbered))
         finished = False
         try:
             if opening:
@@ -211,14 +294,20 @@ class Dialogue:
                 yield Delta(opening)
             async with aclosing(self._model.stream(messages)) as stream:
                 async for piece in stream:
-                    pieces.append(piece)
-                    yield Delta(piece)
+                    if shown := marks.feed(piece):
+                        pieces.append(shown)
+                        yield Delta(shown)
+            if rest := marks.flush():
+                pieces.append(rest)
+                yield Delta(rest)
             reply = "".join(pieces).strip()
             if not reply:
                 raise ModelUnavailable("The language model returned an empty reply.")
-            self._stored(round_.user_id, await self._rounds.finish_round(round_, reply))
+            cited = tuple(marks.cited)
+            keys = [memory_key(numbered[n - 1]) for n in cited]
+            self._stored(round_.user_id, await self._rounds.finish_round(round_, reply, keys))
             finished = True
-            yield Finished(reply, round_.id)
+            yield Finished(reply, round_.id, cited)
         except ModelUnavailable as error:
             self._stored(round_.user_id, await self._rounds.fail_round(round_, "".join(pieces)))
             finished = True
@@ -298,7 +387,16 @@ class Dialogue:
 
     def last_recall(self, user_id: str) -> Recall | None:
         """The memories behind the user's last reply in this process, for `/why` and side panels."""
-        return self._last_recall.get(user_id)
+        last = self._last.get(user_id)
+        return last.recall if last else None
+
+    def explain(self, user_id: str) -> LastReply | None:
+        """The user's last reply in this process, for `/why`: the next message may then say
+        "No, that's wrong: ..." about it."""
+        last = self._last.get(user_id)
+        if last is not None:
+            self._why_shown.add(user_id)
+        return last
 
     async def persona_for(self, user_id: str) -> Persona:
         chosen = await self._profiles.persona_of(user_id)

@@ -9,11 +9,16 @@ from collections.abc import Sequence
 from datetime import date, datetime
 
 from bot.llm.base import ChatMessage
-from memory.types import Fact, Found, Recall, Round, ScoredFeedback, Speaker, Topic
+from memory.types import Fact, Feedback, Origin, Recall, Round, Speaker, Topic
 from personas.loader import Persona
 
 NOTHING_YET = "(nothing yet)"
 RULE = "====="
+CITE = (
+    "Each memory above has a number in square brackets. When a sentence of your reply relies on "
+    "a memory, end that sentence with the memory's number, such as [2]. Cite only memories you "
+    "use; cite none when you use none."
+)
 UNDERSTANDING = (
     "If the {user_name}'s message could be read in more than one way, begin your reply with one "
     "short line saying how you read it, such as \"Understanding: you want a synonym of good.\""
@@ -37,6 +42,7 @@ def build_messages(
     and "how long ago" can be answered.
     """
     recency = _recency(recall.recent, persona.display_name, user_name, recency_max_chars)
+    numbered = _numbered_lines(recall, user_name)
     sections = [persona.role_prompt.strip()]
     if today is not None:
         sections.append(f"Today is {today:%A}, {day(today)}.")
@@ -44,17 +50,21 @@ def build_messages(
         f"Firstly, this is the recent chat between you and the {user_name}:",
         _block(recency),
         f"Then, these are the memories most relevant to what the {user_name} just said, each "
-        f"with the day it was said (\"{user_name}:\" the {user_name} said it, \"you:\" you did):",
-        _block(_relevance(recall.relevant, user_name)),
+        f"with the day it was said (\"{user_name}:\" the {user_name} said it, \"you:\" you did; "
+        f"what the {user_name} taught you is true, even where another memory disagrees):",
+        _block(_lines(numbered, 0, len(recall.relevant))),
         f"Finally, here are a few topics recently discussed with the {user_name}:",
-        _block(_latest(recall.latest)),
+        _block(_lines(numbered, len(recall.relevant), len(recall.latest))),
     ]
     if recall.clarifications:
         sections += [
             f"The {user_name} once corrected how you understood a message like this one. "
             "Follow their clarification:",
-            _block(_clarifications(recall.clarifications)),
+            _block(_lines(numbered, len(recall.relevant) + len(recall.latest),
+                          len(recall.clarifications))),
         ]
+    if numbered:
+        sections.append(CITE)
     sections += [
         f"You need to reply to the {user_name} based on the above background. In your reply, "
         "you should try to ask questions that may be of interest and related to the current "
@@ -96,12 +106,26 @@ def day(when: date | datetime) -> str:
     return f"{when.day} {when:%B %Y}"
 
 
-def memory_line(memory: Topic | Fact, user_name: str = "host") -> str:
-    """One memory as the Relevance and Latest_topics slots show it, dated."""
+def memory_line(memory: Topic | Fact | Feedback, user_name: str = "host", number: int = 1) -> str:
+    """One memory as the prompt shows it, numbered (a reply cites it by that number) and dated
+    (a clarification is about how to read a message, not about a day)."""
     if isinstance(memory, Topic):
-        return f"- [{day(memory.updated_at)}] {memory.description}"
+        return f"[{number}] {day(memory.updated_at)}: {memory.description}"
+    if isinstance(memory, Feedback):
+        return f"[{number}] clarification: {memory.feedback} (said about: \"{memory.key}\")"
     who = user_name if memory.speaker is Speaker.USER else "you"
-    return f"- [{day(memory.said_at)}] {who}: {memory.text}"
+    if memory.origin is Origin.TAUGHT:
+        who = f"{user_name} taught you"
+    return f"[{number}] {day(memory.said_at)}, {who}: {memory.text}"
+
+
+def _numbered_lines(recall: Recall, user_name: str) -> list[str]:
+    return [memory_line(memory, user_name, number)
+            for number, memory in enumerate(recall.numbered(), start=1)]
+
+
+def _lines(numbered: list[str], start: int, count: int) -> str:
+    return "\n".join(numbered[start:start + count]) or NOTHING_YET
 
 
 def _recency(
@@ -121,17 +145,3 @@ def _recency(
     if len(text) > max_chars:  # one huge round: keep its end, where the latest words are
         text = "…" + text[-max_chars:]
     return text or NOTHING_YET
-
-
-def _relevance(found: tuple[Found, ...], user_name: str) -> str:
-    return "\n".join(memory_line(f.memory, user_name) for f in found) or NOTHING_YET
-
-
-def _clarifications(found: tuple[ScoredFeedback, ...]) -> str:
-    return "\n".join(
-        f"- clarification: {s.feedback.feedback} (said about: \"{s.feedback.key}\")" for s in found
-    )
-
-
-def _latest(topics: tuple[Topic, ...]) -> str:
-    return "\n".join(memory_line(t) for t in topics) or NOTHING_YET

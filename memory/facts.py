@@ -1,5 +1,6 @@
 """Fact memory: SQL rows are the record (with their lexical index); a vector index per user finds
-them by meaning."""
+them by meaning. Taught facts (what the user taught on purpose) have a vector index and, on
+SQLite, a lexical index of their own: they are few, searched apart, and shown first."""
 
 from __future__ import annotations
 
@@ -8,8 +9,8 @@ from datetime import UTC, datetime
 
 from memory.lexical import query_terms
 from memory.protocols import Embedder, Vector
-from memory.sql.fact_rows import SQLFactRows
-from memory.types import Fact, Speaker
+from memory.sql.fact_rows import ACTIVE, RETRACTED, SQLFactRows
+from memory.types import Fact, Origin, Speaker
 from memory.vectors import ChromaIndex, VectorHit
 
 
@@ -17,9 +18,11 @@ class FactStore:
     """Facts of each user. Rows are written first (by the memory jobs, in the transaction that
     finishes a summary), then indexed; a row the index missed is repaired by the sweep."""
 
-    def __init__(self, rows: SQLFactRows, index: ChromaIndex, embedder: Embedder) -> None:
+    def __init__(
+        self, rows: SQLFactRows, index: ChromaIndex, taught_index: ChromaIndex, embedder: Embedder
+    ) -> None:
         self.rows = rows
-        self._index = index
+        self._indexes = {Origin.SAID: index, Origin.TAUGHT: taught_index}
         self._embedder = embedder
 
     async def add_facts(self, new_facts: Sequence[Fact]) -> None:
@@ -28,33 +31,57 @@ class FactStore:
         await self.index(new_facts)
 
     async def index(self, facts: Sequence[Fact]) -> None:
-        """Put facts of one user into the vector index and record that they are there."""
+        """Put facts of one user into their vector index and record that they are there."""
         if not facts:
             return
         user_id = facts[0].user_id
         vectors = await self._embedder.embed([f.text for f in facts])
-        await self._index.upsert(
-            user_id, [f.id for f in facts], vectors, [f.text for f in facts],
-            [_metadata(f) for f in facts],
-        )
+        for origin, index in self._indexes.items():
+            chosen = [(f, v) for f, v in zip(facts, vectors, strict=True) if f.origin is origin]
+            if chosen:
+                await index.upsert(
+                    user_id, [f.id for f, _ in chosen], [v for _, v in chosen],
+                    [f.text for f, _ in chosen], [_metadata(f) for f, _ in chosen],
+                )
         await self.rows.mark_indexed(user_id, [f.id for f in facts])
 
     async def by_meaning(
-        self, user_id: str, vector: Vector, limit: int
+        self, user_id: str, vector: Vector, limit: int, *, taught: bool = False
     ) -> list[tuple[Fact, float]]:
-        """The user's facts closest in meaning, with their cosine similarity."""
-        hits = await self._index.query(user_id, vector, limit)
-        return [(_from_hit(user_id, hit), hit.score) for hit in hits]
+        """The user's facts (found in conversations, or the taught ones) closest in meaning,
+        with their cosine similarity."""
+        origin = Origin.TAUGHT if taught else Origin.SAID
+        hits = await self._indexes[origin].query(user_id, vector, limit)
+        return [(_from_hit(user_id, hit, origin), hit.score) for hit in hits]
 
-    async def by_words(self, user_id: str, text: str, limit: int) -> list[tuple[Fact, float]]:
-        """The user's facts that share words with `text`, with their lexical score."""
-        return await self.rows.by_words(user_id, query_terms(text), limit)
+    async def by_words(
+        self, user_id: str, text: str, limit: int, *, taught: bool = False
+    ) -> list[tuple[Fact, float]]:
+        """The user's facts (only the taught ones if `taught`) that share words with `text`,
+        with their lexical score."""
+        return await self.rows.by_words(user_id, query_terms(text), limit, taught=taught)
 
-    async def newest(self, user_id: str, limit: int, offset: int = 0) -> list[Fact]:
-        return await self.rows.newest(user_id, limit, offset)
+    async def newest(
+        self, user_id: str, limit: int, offset: int = 0, *, origin: Origin | None = None
+    ) -> list[Fact]:
+        return await self.rows.newest(user_id, limit, offset, origin=origin)
 
-    async def count(self, user_id: str) -> int:
-        return await self.rows.count(user_id)
+    async def count(self, user_id: str, *, origin: Origin | None = None) -> int:
+        return await self.rows.count(user_id, origin=origin)
+
+    async def retract(self, user_id: str, fact_id: str) -> Fact | None:
+        """Take a fact the user says is wrong out of every search, kept for audit and undo."""
+        fact = await self.rows.set_status(user_id, fact_id, ACTIVE, RETRACTED)
+        if fact is not None:
+            await self._indexes[fact.origin].delete(user_id, [fact.id])
+        return fact
+
+    async def restore(self, user_id: str, fact_id: str) -> Fact | None:
+        """Undo a retraction: the fact is searched again."""
+        fact = await self.rows.set_status(user_id, fact_id, RETRACTED, ACTIVE)
+        if fact is not None:
+            await self.index([fact])
+        return fact
 
     async def find(self, user_id: str, id_prefix: str) -> list[Fact]:
         """The user's facts whose id starts with `id_prefix` (at most two: enough to tell)."""
@@ -63,8 +90,9 @@ class FactStore:
     async def forget(self, user_id: str, fact_id: str | None = None) -> int:
         """Forget one fact of the user, or all of them; returns how many."""
         deleted = await self.rows.delete(user_id, fact_id)
-        # "All" drops the user's whole collection, even vectors left by an interrupted write.
-        await self._index.delete(user_id, None if fact_id is None else [fact_id])
+        # "All" drops the user's whole collections, even vectors left by an interrupted write.
+        for index in self._indexes.values():
+            await index.delete(user_id, None if fact_id is None else [fact_id])
         return deleted
 
     async def reindex(self) -> int:
@@ -85,7 +113,7 @@ def _metadata(fact: Fact) -> dict[str, str | float]:
     }
 
 
-def _from_hit(user_id: str, hit: VectorHit) -> Fact:
+def _from_hit(user_id: str, hit: VectorHit, origin: Origin) -> Fact:
     meta = hit.metadata
     return Fact(
         id=hit.id,
@@ -94,4 +122,5 @@ def _from_hit(user_id: str, hit: VectorHit) -> Fact:
         speaker=Speaker(str(meta.get("speaker", "user"))),
         said_at=datetime.fromtimestamp(float(meta.get("said_at", 0)), UTC),
         round_ids=tuple(int(i) for i in str(meta.get("round_ids", "")).split()),
+        origin=origin,
     )

@@ -241,6 +241,11 @@ class FeedbackMemory:
             await self._index.delete(user_id, gone)
         return len(gone)
 
+    async def retract(self, user_id: str, feedback_id: str) -> bool:
+        """Stop applying one of the user's own corrections (said to be wrong); kept for audit.
+        Lookups read active rows only, so its vectors need not go."""
+        return await self._rows.retract(user_id, feedback_id)
+
     async def set_shared(self, item: Feedback, shared: bool) -> None:
         """Let one user's correction apply to everyone (an admin's call), or stop that."""
         await self._rows.set_shared(item.id, shared)

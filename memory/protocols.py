@@ -39,9 +39,10 @@ class RoundStore(Protocol):
         """Commit the user's message before anything else happens, and return the new round."""
         ...
 
-    async def finish_round(self, round_: Round, reply: str) -> int:
-        """Store the reply of a round `start_round` returned; returns how many of the user's
-        rounds now wait to be summarized."""
+    async def finish_round(self, round_: Round, reply: str, cited: Sequence[str] = ()) -> int:
+        """Store the reply of a round `start_round` returned, with the keys of the memories it
+        cited (`memory_key`); returns how many of the user's rounds now wait to be
+        summarized."""
         ...
 
     async def fail_round(self, round_: Round, partial_reply: str | None) -> int:

@@ -4,8 +4,9 @@ Two searches rank the user's memories: by meaning (cosine similarity of the embe
 and facts in one list) and by words (the lexical index over facts: names and rare words, which
 embeddings match worst). Their ranks are fused by reciprocal rank fusion (Cormack et al. 2009,
 k = 60), and memories are taken best first until the budget is spent, leaving out what repeats
-a memory already taken. `mode = "topics"` keeps the paper's Relevance: the few topics most
-similar by meaning.
+a memory already taken. What the user taught on purpose comes first: the few taught facts
+closest to the message (TeachMe retrieves r = 5), by both searches over taught facts alone.
+`mode = "topics"` keeps the paper's Relevance: the few topics most similar by meaning.
 """
 
 from __future__ import annotations
@@ -19,11 +20,12 @@ from typing import Literal
 from memory.facts import FactStore
 from memory.protocols import TopicStore, Vector
 from memory.tokens import TokenCounter
-from memory.types import Fact, Found, Topic
+from memory.types import Fact, Found, Topic, memory_key
 
 RRF_K = 60
 FACT_CANDIDATES = 16  # per search: more than the default budget holds (same recall as 30)
 TOPIC_CANDIDATES = 4
+TAUGHT = 5  # taught facts retrieved per message, as TeachMe's r
 NEAR_DUPLICATE = 0.8  # share of words two memories have in common (Jaccard) to count as one
 SHORTEST_LINE = 12  # tokens of the shortest memory line: below this, the budget is spent
 MAX_COUNTED = 50_000  # token counts kept (a memory never changes, nor does its count)
@@ -42,6 +44,7 @@ class RelevancePlan:
     topics: int  # how many topics (mode "topics")
     floor: float  # the cosine a memory needs to be found by meaning
     by_words: bool = True  # the lexical search (off only to measure what it adds)
+    by_meaning: bool = True  # the search by meaning (off only to measure what it adds)
     facts: bool = True  # facts as well as topics (off only to measure what they add)
 
 
@@ -78,9 +81,25 @@ class Relevance:
             return []
         if self.plan.mode == "topics":
             return await self._paper_topics(user_id, await vector)
-        by_words, by_meaning = await asyncio.gather(
-            self._by_words(user_id, text), self._by_meaning(user_id, vector))
-        return self._fill(fuse(by_meaning, by_words))
+        taught, by_words, by_meaning = await asyncio.gather(
+            self._taught(user_id, text, vector), self._by_words(user_id, text),
+            self._by_meaning(user_id, vector))
+        return self._fill(taught + fuse(by_meaning, by_words))
+
+    async def _taught(
+        self, user_id: str, text: str, pending: Awaitable[Vector | None]
+    ) -> list[Found]:
+        """The taught facts closest to `text`, by words and by meaning, best first."""
+        if not self.plan.facts:
+            return []
+        by_words = (self._facts.by_words(user_id, text, TAUGHT, taught=True)
+                    if self.plan.by_words else _nothing())
+        by_words_found, vector = await asyncio.gather(by_words, pending)
+        by_meaning: list[tuple[Memory, float]] = []
+        if vector is not None and self.plan.by_meaning:
+            hits = await self._facts.by_meaning(user_id, vector, TAUGHT, taught=True)
+            by_meaning = [(fact, score) for fact, score in hits if score >= self.plan.floor]
+        return fuse(by_meaning, list(by_words_found))[:TAUGHT]
 
     async def _paper_topics(self, user_id: str, vector: Vector | None) -> list[Found]:
         if vector is None or self.plan.topics == 0:
@@ -99,7 +118,7 @@ class Relevance:
         self, user_id: str, pending: Awaitable[Vector | None]
     ) -> list[tuple[Memory, float]]:
         vector = await pending
-        if vector is None:
+        if vector is None or not self.plan.by_meaning:
             return []
         topic_hits, fact_hits = await asyncio.gather(
             self._topics.search(user_id, vector, limit=TOPIC_CANDIDATES, floor=self.plan.floor),
@@ -131,7 +150,7 @@ class Relevance:
 
     def _cost(self, memory: Memory) -> int:
         """Tokens of the memory's line; a memory never changes, so each is counted once."""
-        key = _key(memory)
+        key = memory_key(memory)
         cost = self._costs.get(key)
         if cost is None:
             if len(self._costs) >= MAX_COUNTED:
@@ -151,7 +170,7 @@ def fuse(
     memories: dict[str, Memory] = {}
     for ranking, scored in ((by_meaning, similarity), (by_words, words)):
         for rank, (memory, score) in enumerate(ranking, start=1):
-            key = _key(memory)
+            key = memory_key(memory)
             if key in scored:
                 continue
             memories[key] = memory
@@ -160,10 +179,6 @@ def fuse(
     order = sorted(scores, key=lambda k: (-scores[k], -similarity.get(k, -1.0)))
     return [Found(memories[k], scores[k], similarity=similarity.get(k), words=words.get(k))
             for k in order]
-
-
-def _key(memory: Memory) -> str:
-    return f"{'topic' if isinstance(memory, Topic) else 'fact'}:{memory.id}"
 
 
 def _said(memory: Memory) -> str:

@@ -87,6 +87,13 @@ class IndexedTopicStore:
     async def count(self, user_id: str) -> int:
         return await self._rows.count(user_id)
 
+    async def retract(self, user_id: str, topic_id: str) -> bool:
+        """Take a topic the user says is wrong out of every prompt; its row stays for audit."""
+        if not await self._rows.retract(user_id, topic_id):
+            return False
+        await self._index.delete(user_id, [topic_id])
+        return True
+
     async def forget(self, user_id: str, topic_id: str | None = None) -> int:
         deleted = await self._rows.delete(user_id, topic_id)
         # "All" drops the user's whole collection, even vectors left by an interrupted write.

@@ -57,6 +57,14 @@ class Speaker(StrEnum):
     COMPANION = "companion"
 
 
+class Origin(StrEnum):
+    """How a fact came to be: said in a conversation (found by the memory jobs), or taught on
+    purpose by the user ("Remember that ...", `/teach`), the highest trust."""
+
+    SAID = "said"
+    TAUGHT = "taught"
+
+
 @dataclass(frozen=True, slots=True)
 class Fact:
     """One short statement from a round, kept in the words it was said in: something the user
@@ -68,6 +76,7 @@ class Fact:
     speaker: Speaker
     said_at: datetime  # when the round it came from was said
     round_ids: tuple[int, ...]  # provenance: the rounds it came from
+    origin: Origin = Origin.SAID
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,6 +145,22 @@ class Recall:
     latest: tuple[Topic, ...]
     clarifications: tuple[ScoredFeedback, ...] = ()
 
+    def numbered(self) -> tuple[Memory, ...]:
+        """The memories as the prompt numbers them, from 1: Relevance, then Latest_topics,
+        then clarifications. A reply cites them by these numbers."""
+        return (*(f.memory for f in self.relevant), *self.latest,
+                *(c.feedback for c in self.clarifications))
+
     @classmethod
     def empty(cls) -> Recall:
         return cls(recent=(), relevant=(), latest=())
+
+
+Memory = Topic | Fact | Feedback  # anything the prompt numbers
+
+
+def memory_key(memory: Memory) -> str:
+    """"fact:<id>", "topic:<id>" or "feedback:<id>": a memory of any kind, in one string."""
+    kind = "topic" if isinstance(memory, Topic) else "fact" if isinstance(memory, Fact) else (
+        "feedback")
+    return f"{kind}:{memory.id}"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -47,7 +48,7 @@ async def _say(companion: Companion, text: str, user: str = "ana", *,
 
 def _clarifications(llm: ScriptedLLM) -> list[str]:
     return [line for line in llm.last_system_prompt.splitlines()
-            if line.startswith("- clarification:")]
+            if re.match(r"\[\d+\] clarification:", line)]
 
 
 def _clarified(llm: ScriptedLLM) -> bool:
@@ -187,7 +188,7 @@ async def test_a_newer_correction_of_the_same_message_supersedes_the_older(
     await _say(tutor, "/correct I want an antonym")
     await _say(tutor, ASKED)
     [clarification] = _clarifications(llm)
-    assert clarification.startswith("- clarification: I want an antonym")
+    assert clarification.startswith("[1] clarification: I want an antonym")
     listed = (await tutor.commands.run("ana", "/feedback")).text
     assert "I want an antonym" in listed and CORRECTION not in listed
     export = await tutor.commands.run("ana", "/export")

@@ -98,6 +98,24 @@ async def test_memory_panel_shows_a_fact_with_its_date_and_how_it_was_found(
     assert "My cat Miso hates the vacuum." in fact_line
 
 
+async def test_memory_panel_shows_what_the_reply_cited_first(
+    tmp_path: Path, llm: ScriptedLLM
+) -> None:
+    settings = make_settings(tmp_path, llm)
+    async with open_companion(settings) as companion:
+        await companion.commands.run("ana", "/teach My sister's name is Lea.")
+    llm.enqueue(Reply("Her name is Lea [1]."))
+    app = _app(settings)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await _ready(pilot)
+        await _send(pilot, "What is my sister called?")
+        bubble = await _bubble(pilot)
+        panel = _text(app.query_one(MemoryPanel))
+    assert bubble.reply == "Her name is Lea."
+    relied = panel.split("My reply relied on:")[1].split("Relevance")[0]
+    assert "1. " in relied and "you taught me" in relied and "Lea" in relied
+
+
 async def _bubble(pilot: Pilot[None]) -> CompanionMessage:
     """The reply's bubble (the first one is the greeting)."""
     await wait_until(lambda: len(pilot.app.query(CompanionMessage)) == 2)

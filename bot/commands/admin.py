@@ -14,7 +14,7 @@ from bot.commands.replies import (
     sweep_line,
     topic_line,
 )
-from bot.commands.user import Stores, forget_memories
+from bot.commands.user import MAX_TAUGHT_LISTED, Stores, forget_memories
 from bot.dialogue import Dialogue
 from bot.errors import UserFacingError
 from jobs.queue import FAILED, PENDING, RUNNING
@@ -23,12 +23,13 @@ from memory.facts import FactStore
 from memory.feedback import FeedbackMemory
 from memory.protocols import RoundStore, TopicStore
 from memory.sql.stats import MemoryStats
-from memory.types import Feedback
+from memory.types import Feedback, Origin
 
 ADMIN_HELP = """Admin commands (user ids look like telegram:123 or discord:456):
 /admin stats                     users, rounds, topics and jobs
 /admin topics <user>             a user's topics with ids
 /admin facts <user> [n]          a user's newest n facts with ids (default 20)
+/admin taught <user>             the facts a user taught
 /admin turns <user> [n]          a user's last n rounds (default 10)
 /admin jobs                      memory jobs waiting, running or failed
 /admin summarize <user>          summarize a user's waiting rounds now
@@ -71,6 +72,7 @@ class AdminCommands:
             "stats": (self._show_stats, 0),
             "topics": (self._user_topics, 1),
             "facts": (self._user_facts, 1),
+            "taught": (self._user_taught, 1),
             "turns": (self._user_turns, 1),
             "jobs": (self._jobs, 0),
             "summarize": (self._summarize, 1),
@@ -96,6 +98,13 @@ class AdminCommands:
         if not topics:
             return f"{args[0]} has no topics."
         return f"Topics of {args[0]}:\n" + "\n".join(topic_line(t) for t in topics)
+
+    async def _user_taught(self, args: list[str]) -> str:
+        taught = await self._facts.newest(args[0], MAX_TAUGHT_LISTED, origin=Origin.TAUGHT)
+        if not taught:
+            return f"{args[0]} has taught nothing."
+        lines = [f"Facts {args[0]} taught, newest first (\"you\" is {args[0]}):"]
+        return "\n".join(lines + [fact_line(f) for f in taught])
 
     async def _user_facts(self, args: list[str]) -> str:
         count = _count(args[1] if len(args) > 1 else "20")

@@ -11,25 +11,27 @@ from bot.access import AccessPolicy
 from bot.commands.admin import ADMIN_HELP, AdminCommands
 from bot.commands.replies import CommandReply
 from bot.commands.user import USER_HELP, UserCommands
-from bot.corrections import correction_command
 from bot.dialogue import Dialogue
 from bot.errors import UserFacingError
+from bot.teaching import teach_command
 
 log = logging.getLogger(__name__)
 
 REFUSAL = "Sorry, /admin commands are only for this bot's admins."
 # Commands that show or change someone's memories: never answered where others can read along.
-PRIVATE_ONLY = frozenset(
-    {"memories", "topics", "facts", "forget", "export", "why", "admin", "feedback"})
+PRIVATE_ONLY = frozenset({"memories", "topics", "facts", "forget", "export", "why", "admin",
+                          "feedback", "teach", "taught"})
+# Answered by the dialogue, streamed like any reply: they answer a message again.
+DIALOGUE_COMMANDS = frozenset({"correct", "wrong"})
 PRIVATE_PLEASE = "For your privacy, /{name} only works in a private chat with me."
 
 Handler = Callable[[str, list[str]], Awaitable[CommandReply]]
 
 
 def is_command(text: str) -> bool:
-    """A command this layer answers. `/correct` is not one: the dialogue answers it, since it
-    stores feedback and answers the corrected message again, streamed like any reply."""
-    return text.lstrip().startswith("/") and correction_command(text) is None
+    """A command this layer answers. `/correct` and `/wrong` are not: the dialogue answers
+    them, since they change memories and answer a message again, streamed like any reply."""
+    return text.lstrip().startswith("/") and parse_command(text)[0] not in DIALOGUE_COMMANDS
 
 
 def parse_command(text: str) -> tuple[str, list[str]]:
@@ -64,12 +66,14 @@ class Commands:
             "export": user.export,
             "why": user.why,
             "feedback": user.feedback,
+            "teach": user.teach,
+            "taught": user.taught,
         }
 
     def knows(self, text: str) -> bool:
         """Whether `text` starts with one of our commands (groups may hold other bots' too)."""
         name, _ = parse_command(text)
-        return name in self._handlers or name in {"admin", "correct"}
+        return name in self._handlers or name == "admin" or name in DIALOGUE_COMMANDS
 
     async def run(self, user_id: str, text: str, *, private: bool = True) -> CommandReply:
         """`private` is False in group chats and server channels, where others read along."""
@@ -78,6 +82,8 @@ class Commands:
             return CommandReply(PRIVATE_PLEASE.format(name=name))
         if name == "admin":
             return await self._run_admin(user_id, args)
+        if name == "teach":  # the fact as typed: quotes are part of it
+            args = [teach_command(text) or ""]
         handler = self._handlers.get(name)
         if handler is None:
             return CommandReply(f"Unknown command /{name}. Type /help for the list.")

@@ -2,13 +2,24 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from bot.prompt import day
 from jobs.queue import Job
 from jobs.worker import SweepReport
-from memory.types import Fact, Feedback, Found, Recall, Round, ScoredFeedback, Speaker, Topic
+from memory.types import (
+    Fact,
+    Feedback,
+    Found,
+    Origin,
+    Recall,
+    Round,
+    ScoredFeedback,
+    Speaker,
+    Topic,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +47,8 @@ def topic_line(topic: Topic) -> str:
 
 def fact_line(fact: Fact) -> str:
     who = "you said" if fact.speaker is Speaker.USER else "I said"
+    if fact.origin is Origin.TAUGHT:
+        who = "you taught me"
     return f"[{short_id(fact.id)}] {day(fact.said_at)}, {who}: {fact.text}"
 
 
@@ -49,10 +62,12 @@ def found_line(found: Found) -> str:
         scores.append(f"words {found.words:.1f}")
     if isinstance(memory, Topic):
         what, when, text = f"topic '{memory.label}'", memory.updated_at, memory.description
+    elif memory.origin is Origin.TAUGHT:
+        what, when, text = "fact (you taught me)", memory.said_at, memory.text
     else:
         who = "you" if memory.speaker is Speaker.USER else "I"
         what, when, text = f"fact ({who})", memory.said_at, memory.text
-    return (f"  [{short_id(memory.id)}] {what}, {day(when)}, by {found.how} "
+    return (f"[{short_id(memory.id)}] {what}, {day(when)}, by {found.how} "
             f"({', '.join(scores)}): "
             f"{_clip(text, 100)}")
 
@@ -64,7 +79,7 @@ def feedback_line(item: Feedback) -> str:
 
 def clarification_line(found: ScoredFeedback) -> str:
     item = found.feedback
-    return (f"  {found.score:.2f} {found.how} [{short_id(item.id)}] "
+    return (f"{found.score:.2f} {found.how} [{short_id(item.id)}] "
             f"\"{_clip(item.key, 60)}\" → {_clip(item.feedback, 100)}")
 
 
@@ -82,19 +97,32 @@ def _clip(text: str, max_chars: int) -> str:
     return text if len(text) <= max_chars else text[: max_chars - 1] + "…"
 
 
-def describe_recall(recall: Recall) -> str:
-    """The memories behind a reply, as shown by /why and the side panel."""
+def describe_recall(recall: Recall, cited: Sequence[int] = ()) -> str:
+    """The memories behind a reply, as shown by /why and the side panel: first the ones the
+    reply cited, then the others it was given, each with the number the prompt gave it (the
+    number `/wrong` takes)."""
+    relevance = [found_line(f) for f in recall.relevant]
+    latest = [f"[{short_id(t.id)}] {t.label}, {day(t.updated_at)}" for t in recall.latest]
+    clarifications = [clarification_line(c) for c in recall.clarifications]
+    numbered = dict(enumerate([*relevance, *latest, *clarifications], start=1))
+    lines = [f"Recency: {len(recall.recent)} recent rounds"]
+    if numbered:
+        lines.append("My reply relied on:" if cited else "My reply cited no memory.")
+        lines += [f"  {n}. {numbered[n]}" for n in cited if n in numbered]
     tokens = sum(f.tokens for f in recall.relevant)
-    lines = [f"Recency: {len(recall.recent)} recent rounds",
-             f"Relevance ({tokens} tokens):"]
-    lines += [found_line(f) for f in recall.relevant]
-    if not recall.relevant:
-        lines.append("  (no memory close enough)")
-    lines.append("Latest topics:")
-    lines += [f"  [{short_id(t.id)}] {t.label}, {day(t.updated_at)}"
-              for t in recall.latest] or ["  (none yet)"]
-    lines.append("Clarifications (from corrections):")
-    lines += [clarification_line(c) for c in recall.clarifications] or ["  (none applied)"]
+    start = 1
+    for title, section, empty in (
+        (f"Relevance ({tokens} tokens):", relevance, "(no memory close enough)"),
+        ("Latest topics:", latest, "(none yet)"),
+        ("Clarifications (from corrections):", clarifications, "(none applied)"),
+    ):
+        lines.append(title)
+        shown = [f"  {n}. {numbered[n]}" for n in range(start, start + len(section))
+                 if n not in cited]
+        lines += shown or [f"  {empty}" if not section else "  (cited above)"]
+        start += len(section)
+    if numbered:
+        lines.append("If one of them is wrong: /wrong <n> [what is true]")
     return "\n".join(lines)
 
 

@@ -17,11 +17,12 @@ from bot.commands.replies import (
 )
 from bot.dialogue import Dialogue
 from bot.errors import UserFacingError
+from bot.teaching import TEACH_USAGE, Teaching, taught_note
 from memory.facts import FactStore
 from memory.feedback import FeedbackMemory
 from memory.protocols import RoundStore, TopicStore
 from memory.sql.user_export import UserExport
-from memory.types import Fact, Topic
+from memory.types import Fact, Origin, Topic
 
 USER_HELP = """Commands:
 /help                 this list
@@ -30,12 +31,18 @@ USER_HELP = """Commands:
 /facts [page]         every fact I remember (what you told me, what I suggested), newest first
 /forget <id>          forget one topic or fact (use the id from /memories or /facts)
 /forget all           forget everything: our rounds, your topics, facts and corrections
+/teach <fact>         teach me something about you ("Remember that ..." works too)
+/taught               what you taught me (/taught forget <id>, or /taught forget all)
+/why                  the memories behind my last reply, numbered; the ones it cited first
+/wrong <n> [truth]    memory n of /why is wrong: I stop using it, keep what is true, answer again
 /correct <feedback>   tell me how I misread your last message; I remember it
 /feedback             the corrections I remember from you, with their ids
 /feedback forget <id> forget one correction (or: /feedback forget all)
-/export               all I store about you, as a JSON file
-/why                  the memories behind my last reply"""
+/export               all I store about you, as a JSON file"""
 NEWEST_FACTS = 10  # in /memories
+MAX_TAUGHT_LISTED = 200
+TAUGHT_HELP = ("You have not taught me anything yet. Say \"Remember that ...\" or use "
+               "/teach <fact>, and I will use it whenever it matters.")
 FACTS_PER_PAGE = 30
 FEEDBACK_HELP = ("I have no corrections from you. If I misread you, say so (\"No, I meant ...\") "
                  "or use /correct <what you meant>, and I will remember it.")
@@ -52,6 +59,7 @@ class UserCommands:
         facts: FactStore,
         feedback: FeedbackMemory,
         exports: UserExport,
+        teaching: Teaching,
     ) -> None:
         self._dialogue = dialogue
         self._rounds = rounds
@@ -59,6 +67,7 @@ class UserCommands:
         self._facts = facts
         self._feedback = feedback
         self._exports = exports
+        self._teaching = teaching
 
     async def persona(self, user_id: str, args: list[str]) -> CommandReply:
         if args:
@@ -130,10 +139,43 @@ class UserCommands:
         )
 
     async def why(self, user_id: str, args: list[str]) -> CommandReply:
-        recall = self._dialogue.last_recall(user_id)
-        if recall is None:
+        last = self._dialogue.explain(user_id)
+        if last is None:
             return CommandReply("I have not replied to you yet in this session.")
-        return CommandReply(describe_recall(recall))
+        return CommandReply(describe_recall(last.recall, last.cited))
+
+    async def teach(self, user_id: str, args: list[str]) -> CommandReply:
+        """`args` is the whole fact, as typed (quotes and all)."""
+        statement = " ".join(args).strip()
+        if not statement:
+            return CommandReply(TEACH_USAGE)
+        return CommandReply(taught_note(await self._teaching.teach(user_id, statement)))
+
+    async def taught(self, user_id: str, args: list[str]) -> CommandReply:
+        if args and args[0].lower() == "forget":
+            if len(args) < 2:
+                return CommandReply("Usage: /taught forget <id> (ids are in /taught), or all")
+            return CommandReply(await self._forget_taught(user_id, args[1]))
+        taught = await self._facts.newest(user_id, MAX_TAUGHT_LISTED, origin=Origin.TAUGHT)
+        if not taught:
+            return CommandReply(TAUGHT_HELP)
+        return CommandReply("What you taught me, newest first:\n"
+                            + "\n".join(fact_line(f) for f in taught))
+
+    async def _forget_taught(self, user_id: str, what: str) -> str:
+        if what.lower() == "all":
+            taught = await self._facts.newest(user_id, 10**9, origin=Origin.TAUGHT)
+            for fact in taught:
+                await self._facts.forget(user_id, fact.id)
+            self._dialogue.forget_last_recall(user_id)
+            return f"Forgotten: {len(taught)} facts you taught me."
+        found = [f for f in await self._facts.find(user_id, what) if f.origin is Origin.TAUGHT]
+        if len(found) != 1:
+            problem = "Nothing you taught me" if not found else "More than one taught fact"
+            raise UserFacingError(f"{problem} has the id '{what}'. See /taught.")
+        await self._facts.forget(user_id, found[0].id)
+        self._dialogue.forget_last_recall(user_id)
+        return f"Forgotten: {fact_line(found[0])}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,10 +15,11 @@ from textual.widgets import Footer, Header, Input, Static
 
 from bot.commands import is_command
 from bot.commands.replies import save_attachment
-from bot.dialogue import Delta, Failed, Recalled, Refused
+from bot.dialogue import Delta, Failed, Finished, Recalled, Refused
 from bot.errors import UserFacingError
 from bot.inbound import Incoming
 from bot.tui.widgets import CompanionMessage, HistoryInput, MemoryPanel, Note, UserMessage
+from memory.types import Recall
 
 if TYPE_CHECKING:
     from bot.app import Companion
@@ -134,11 +135,15 @@ class CompanionApp(App[None]):
         assert self.companion is not None
         panel = self.query_one(MemoryPanel)
         incoming = Incoming(user_id=self._user_id, text=text)
+        shown: Recall | None = None
         async with aclosing(self.companion.dialogue.respond(incoming)) as events:
             async for event in events:
                 match event:
                     case Recalled(recall):
+                        shown = recall
                         panel.show_recall(recall)
+                    case Finished(cited=cited) if shown is not None and cited:
+                        panel.show_recall(shown, cited)
                     case Delta(piece):
                         bubble.append(piece)
                         self._scroll_down()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from textual.binding import Binding
@@ -39,10 +40,10 @@ class CompanionMessage(Static):
 
 
 class MemoryPanel(Static):
-    """The memory behind the last reply: recent rounds, relevant topics with scores, latest."""
+    """The memory behind the last reply: the memories it cited, then the others it was given."""
 
-    def show_recall(self, recall: Recall) -> None:
-        self.update("Memory behind the last reply\n\n" + describe_recall(recall))
+    def show_recall(self, recall: Recall, cited: Sequence[int] = ()) -> None:
+        self.update("Memory behind the last reply\n\n" + describe_recall(recall, cited))
 
 
 class HistoryInput(Input):

@@ -11,9 +11,10 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from memory.sql.engine import as_utc, utcnow
 from memory.sql.fact_search import facts_by_words
 from memory.sql.tables import facts
-from memory.types import Fact, Speaker
+from memory.types import Fact, Origin, Speaker
 
 ACTIVE = "active"
+RETRACTED = "retracted"
 MAX_ROUND_IDS = 12  # what the provenance column holds
 
 
@@ -30,26 +31,44 @@ class SQLFactRows:
                 await conn.execute(insert(facts), [fact_row(fact) for fact in new_facts])
 
     async def by_words(
-        self, user_id: str, terms: list[str], limit: int
+        self, user_id: str, terms: list[str], limit: int, *, taught: bool = False
     ) -> list[tuple[Fact, float]]:
-        """The user's active facts that hold any of `terms`, best first, with their score
-        (see `fact_search` for the words left out)."""
+        """The user's active facts (only the taught ones if `taught`) that hold any of `terms`,
+        best first, with their score (see `fact_search` for the words left out)."""
         if not terms or limit <= 0:
             return []
         async with self._engine.connect() as conn:
-            found = await facts_by_words(conn, user_id, terms, limit)
+            found = await facts_by_words(conn, user_id, terms, limit, taught=taught)
         return [(to_fact(row), score) for row, score in found]
 
-    async def newest(self, user_id: str, limit: int, offset: int = 0) -> list[Fact]:
+    async def newest(
+        self, user_id: str, limit: int, offset: int = 0, *, origin: Origin | None = None
+    ) -> list[Fact]:
         query = (
-            select(facts).where(_active_of(user_id))
+            select(facts).where(_active_of(user_id, origin))
             .order_by(facts.c.said_at.desc(), facts.c.seq.desc())
             .limit(limit).offset(offset)
         )
         return await self._fetch(query)
 
-    async def count(self, user_id: str) -> int:
-        query = select(func.count()).select_from(facts).where(_active_of(user_id))
+    async def taught_with_text(self, user_id: str, text: str) -> list[Fact]:
+        """The user's active taught fact with exactly this text, if there is one."""
+        query = select(facts).where(_active_of(user_id, Origin.TAUGHT) & (facts.c.text == text))
+        return await self._fetch(query.limit(1))
+
+    async def set_status(self, user_id: str, fact_id: str, old: str, new: str) -> Fact | None:
+        """Move one of the user's facts from status `old` to `new` (retract, restore); the fact,
+        or None when it was not there in status `old`."""
+        where = (facts.c.user_id == user_id) & (facts.c.id == fact_id) & (facts.c.status == old)
+        async with self._engine.begin() as conn:
+            row = (await conn.execute(select(facts).where(where))).mappings().first()
+            if row is None:
+                return None
+            await conn.execute(update(facts).where(where).values(status=new, indexed=False))
+        return to_fact(row)
+
+    async def count(self, user_id: str, *, origin: Origin | None = None) -> int:
+        query = select(func.count()).select_from(facts).where(_active_of(user_id, origin))
         async with self._engine.connect() as conn:
             return int((await conn.execute(query)).scalar_one())
 
@@ -90,8 +109,9 @@ class SQLFactRows:
         return [to_fact(row) for row in rows]
 
 
-def _active_of(user_id: str) -> Any:
-    return (facts.c.user_id == user_id) & (facts.c.status == ACTIVE)
+def _active_of(user_id: str, origin: Origin | None = None) -> Any:
+    where = (facts.c.user_id == user_id) & (facts.c.status == ACTIVE)
+    return where if origin is None else where & (facts.c.origin == origin.value)
 
 
 def fact_row(fact: Fact, *, source_job_id: int | None = None) -> dict[str, Any]:
@@ -104,6 +124,7 @@ def fact_row(fact: Fact, *, source_job_id: int | None = None) -> dict[str, Any]:
         "said_at": fact.said_at.replace(tzinfo=None),
         "round_ids": " ".join(str(i) for i in fact.round_ids[:MAX_ROUND_IDS]),
         "status": ACTIVE,
+        "origin": fact.origin.value,
         "source_job_id": source_job_id,
         "indexed": False,
         "created_at": utcnow(),
@@ -118,4 +139,5 @@ def to_fact(row: Any) -> Fact:
         speaker=Speaker(row["speaker"]),
         said_at=as_utc(row["said_at"]),
         round_ids=tuple(int(i) for i in row["round_ids"].split()),
+        origin=Origin(row["origin"]),
     )

@@ -27,6 +27,7 @@ from sqlalchemy import (
     literal_column,
     select,
     table,
+    true,
     union_all,
 )
 from sqlalchemy.dialects.mysql import match
@@ -35,17 +36,19 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from memory.lexical import MAX_MATCHES, boolean_query, fts5_match, searchable_user
 from memory.sql.tables import facts
 
-# The FTS5 table of migration 3: its rowid is `facts.seq`, and it matches by its own name.
-_FTS = table("facts_fts", column("rowid"))
+# The FTS5 tables of migrations 3 and 4 (taught facts only): their rowid is `facts.seq`, and
+# each matches by its own name.
+_FTS = {False: "facts_fts", True: "taught_fts"}
 # BM25's document count, fixed: only the order of the scores matters, and with it a fact that
 # holds more of the words always ranks above one that holds fewer.
 _DOCUMENTS = 1_000_000
 
 
 async def facts_by_words(
-    conn: AsyncConnection, user_id: str, terms: list[str], limit: int
+    conn: AsyncConnection, user_id: str, terms: list[str], limit: int, *, taught: bool = False
 ) -> list[tuple[Any, float]]:
-    """The user's active fact rows that hold any of `terms`, best first, with their score."""
+    """The user's active fact rows (only taught ones if `taught`) that hold any of `terms`,
+    best first, with their score."""
     dialect = conn.dialect.name
     if dialect == "sqlite":
         if not searchable_user(user_id):
@@ -57,38 +60,42 @@ async def facts_by_words(
         return []
     params = {f"match{i}": m for i, m in enumerate(matches)}
     params |= {"user_id": user_id, "cap": MAX_MATCHES + 1}
-    rows = (await conn.execute(_statement(dialect, len(matches)), params)).mappings().all()
+    statement = _statement(dialect, len(matches), taught)
+    rows = (await conn.execute(statement, params)).mappings().all()
     return _ranked(rows, limit)
 
 
 @functools.cache
-def _statement(dialect: str, terms: int) -> Select[Any]:
+def _statement(dialect: str, terms: int, taught: bool) -> Select[Any]:
     """The search for a number of words (the words come as `:match0`, `:match1`...): built once
     per size, since building it costs more than running it."""
-    per_term = [_holding(dialect, i).limit(bindparam("cap")).subquery() for i in range(terms)]
+    per_term = [_holding(dialect, i, taught).limit(bindparam("cap")).subquery()
+                for i in range(terms)]
     hits = union_all(*(select(literal(i).label("term"), q.c.seq)
                        for i, q in enumerate(per_term))).cte("hits")
     counts = (select(hits.c.term, func.count().label("matches"))
               .group_by(hits.c.term).cte("counts"))
     user = bindparam("user_id")
+    origin = facts.c.origin == "taught" if taught else true()
     return (
         select(facts, hits.c.term, counts.c.matches)
         .join_from(counts, hits, hits.c.term == counts.c.term)
         .join(facts, facts.c.seq == hits.c.seq)
         .where((counts.c.matches <= MAX_MATCHES) & (facts.c.user_id == user)
-               & (facts.c.status == "active"))
+               & (facts.c.status == "active") & origin)
     )
 
 
-def _holding(dialect: str, term: int) -> Select[Any]:
-    """The `seq` of the user's facts that hold word number `term`."""
+def _holding(dialect: str, term: int, taught: bool) -> Select[Any]:
+    """The `seq` of the user's facts (taught ones if `taught`) that hold word number `term`."""
     words = bindparam(f"match{term}")
     if dialect == "sqlite":  # the user is part of the FTS5 query, and matched in the index
-        return select(_FTS.c.rowid.label("seq")).where(
-            literal_column("facts_fts").op("MATCH")(words))
+        index = table(_FTS[taught], column("rowid"))
+        return select(index.c.rowid.label("seq")).where(
+            literal_column(_FTS[taught]).op("MATCH")(words))
     found: ColumnElement[Any] = match(facts.c.text, against=words)
-    return select(facts.c.seq).where(
-        (facts.c.user_id == bindparam("user_id")) & (found.in_boolean_mode() > 0))
+    where = (facts.c.user_id == bindparam("user_id")) & (found.in_boolean_mode() > 0)
+    return select(facts.c.seq).where(where & (facts.c.origin == "taught") if taught else where)
 
 
 def _ranked(rows: Sequence[Any], limit: int) -> list[tuple[Any, float]]:

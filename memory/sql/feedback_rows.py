@@ -16,6 +16,7 @@ from memory.sql.tables import feedback
 from memory.types import Feedback
 
 ACTIVE = "active"
+RETRACTED = "retracted"
 SUPERSEDED = "superseded"
 
 
@@ -128,6 +129,14 @@ class SQLFeedbackRows:
             )).scalars())
             await conn.execute(delete(feedback).where(where))
         return gone
+
+    async def retract(self, user_id: str, feedback_id: str) -> bool:
+        """Mark one of the user's own active corrections retracted, kept for audit."""
+        where = ((feedback.c.user_id == user_id) & (feedback.c.id == feedback_id)
+                 & (feedback.c.status == ACTIVE))
+        async with self._engine.begin() as conn:
+            result = await conn.execute(update(feedback).where(where).values(status=RETRACTED))
+        return bool(result.rowcount)
 
     async def _fetch(self, query: Any) -> list[Feedback]:
         async with self._engine.connect() as conn:

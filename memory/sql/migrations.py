@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from sqlalchemy import Connection, String, cast, func, insert, literal, select, text
+from sqlalchemy import Connection, String, cast, func, insert, inspect, literal, select, text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from memory.sql import tables
@@ -67,11 +67,43 @@ def _create_facts(conn: Connection) -> None:
     ))
 
 
+# Taught facts get a lexical index of their own on SQLite: the few a user taught are searched
+# apart from the many found in conversations, whose common words would crowd them out.
+_SQLITE_TAUGHT_INDEX = (
+    "CREATE VIRTUAL TABLE IF NOT EXISTS taught_fts USING fts5(user_id, text, content='facts', "
+    "content_rowid='seq', tokenize='porter unicode61 remove_diacritics 2')",
+    "CREATE TRIGGER IF NOT EXISTS taught_fts_insert AFTER INSERT ON facts "
+    "WHEN new.origin = 'taught' BEGIN "
+    "INSERT INTO taught_fts(rowid, user_id, text) VALUES (new.seq, new.user_id, new.text); END",
+    "CREATE TRIGGER IF NOT EXISTS taught_fts_delete AFTER DELETE ON facts "
+    "WHEN old.origin = 'taught' BEGIN "
+    "INSERT INTO taught_fts(taught_fts, rowid, user_id, text) "
+    "VALUES ('delete', old.seq, old.user_id, old.text); END",
+)
+# Columns of migration 4, added where the table does not have them yet.
+_ADDED_COLUMNS = (
+    ("facts", "origin", "VARCHAR(16) NOT NULL DEFAULT 'said'"),
+    ("rounds", "cited", "TEXT NULL"),
+)
+
+
+def _teaching(conn: Connection) -> None:
+    """Taught facts (an origin for facts, and their own lexical index on SQLite) and the
+    memories a reply cited, kept with its round."""
+    for table, column, ddl in _ADDED_COLUMNS:
+        if column not in {c["name"] for c in inspect(conn).get_columns(table)}:
+            conn.execute(text(f"ALTER TABLE {table} ADD COLUMN {column} {ddl}"))
+    if conn.dialect.name == "sqlite":
+        for statement in _SQLITE_TAUGHT_INDEX:
+            conn.execute(text(statement))
+
+
 MIGRATIONS: tuple[tuple[int, str, Step], ...] = (
     (1, "rounds, profiles, topics and memory jobs", _create_core_tables),
     (2, "feedback memories", _create_feedback_table),
     (3, "facts, their lexical index, and a backfill of facts for summarized rounds",
      _create_facts),
+    (4, "taught facts and the memories a reply cited", _teaching),
 )
 
 _LOCK_NAME = "companion_migrations"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from datetime import UTC
 from typing import Any
@@ -38,20 +39,23 @@ class SQLRoundStore:
         round_id = result.inserted_primary_key[0]
         return to_round({"id": round_id, **values})
 
-    async def finish_round(self, round_: Round, reply: str) -> int:
-        return await self._close(round_, reply, RoundStatus.ANSWERED)
+    async def finish_round(self, round_: Round, reply: str, cited: Sequence[str] = ()) -> int:
+        return await self._close(round_, reply, RoundStatus.ANSWERED, cited)
 
     async def fail_round(self, round_: Round, partial_reply: str | None) -> int:
         return await self._close(round_, partial_reply or None, RoundStatus.FAILED)
 
-    async def _close(self, round_: Round, reply: str | None, status: RoundStatus) -> int:
+    async def _close(
+        self, round_: Round, reply: str | None, status: RoundStatus, cited: Sequence[str] = ()
+    ) -> int:
         """Store the outcome and count the round for summarizing, in one transaction."""
         still_pending = ((rounds.c.id == round_.id) & (rounds.c.user_id == round_.user_id)
                          & (rounds.c.status == RoundStatus.PENDING.value))
         statement = (
             update(rounds)
             .where(still_pending)
-            .values(reply_text=reply, status=status.value, replied_at=utcnow())
+            .values(reply_text=reply, status=status.value, replied_at=utcnow(),
+                    cited=json.dumps(list(cited)) if cited else None)
         )
         async with self._engine.begin() as conn:
             if (await conn.execute(statement)).rowcount == 0:

@@ -2,7 +2,8 @@
 
 Migration 1 creates these tables exactly as they stand at release 0.1. When a table changes,
 add a migration that alters it, and give migration 1 a frozen copy of the old shape so a fresh
-database replays the history.
+database replays the history. A column added later (migration 4) is the exception: its
+migration adds it where it is missing, so a table created in its current shape is left alone.
 """
 
 from __future__ import annotations
@@ -61,6 +62,9 @@ rounds = Table(
     Column("replied_at", Timestamp, nullable=True),
     # The summarize job that turned this round into topics; NULL while unsummarized.
     Column("summary_job_id", BigInteger, nullable=True),
+    # The memories the reply cited ("fact:<id>", "topic:<id>", "feedback:<id>"), as JSON;
+    # added by migration 4.
+    Column("cited", Text, nullable=True),
     Index("ix_rounds_user_id_id", "user_id", "id"),
     **_MYSQL,
 )
@@ -143,8 +147,11 @@ facts = Table(
     Column("speaker", String(16), nullable=False),  # user | companion
     Column("said_at", Timestamp, nullable=False),  # the time of the round it came from
     Column("round_ids", String(200), nullable=False),  # provenance: round ids, space-separated
-    # active: in the indexes and the prompt (later: superseded, retracted).
+    # active: in the indexes and the prompt; retracted: said to be wrong by the user (`/wrong`),
+    # kept for audit and undo, out of every prompt.
     Column("status", String(16), nullable=False),
+    # said (found in a conversation) | taught (by the user, on purpose); added by migration 4.
+    Column("origin", String(16), nullable=False, server_default="said"),
     Column("source_job_id", BigInteger, nullable=True),
     # False while the vector index may not hold this row yet (a sweep repairs it).
     Column("indexed", Boolean, nullable=False),

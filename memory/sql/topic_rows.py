@@ -14,6 +14,7 @@ from memory.sql.tables import topics
 from memory.types import Topic
 
 ACTIVE = "active"
+RETRACTED = "retracted"
 MERGED = "merged"
 
 
@@ -72,6 +73,14 @@ class SQLTopicRows:
             count = int(active.scalar_one())
             await conn.execute(delete(topics).where(where))
         return count
+
+    async def retract(self, user_id: str, topic_id: str) -> bool:
+        """Mark one of the user's active topics retracted (said to be wrong), kept for audit."""
+        where = (topics.c.user_id == user_id) & (topics.c.id == topic_id) & (
+            topics.c.status == ACTIVE)
+        async with self._engine.begin() as conn:
+            result = await conn.execute(update(topics).where(where).values(status=RETRACTED))
+        return bool(result.rowcount)
 
     async def _fetch(self, query: Any) -> list[Topic]:
         async with self._engine.connect() as conn:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from sqlalchemy import select
@@ -55,6 +56,7 @@ def _round(row: Any) -> dict[str, Any]:
         "status": row["status"],
         "message": row["user_text"],
         "reply": row["reply_text"],
+        "cited": json.loads(row["cited"]) if row["cited"] else [],
     }
 
 
@@ -79,7 +81,8 @@ def _fact(row: Any) -> dict[str, Any]:
         "said_by": "you" if row["speaker"] == "user" else "companion",
         "said_at": as_utc(row["said_at"]).isoformat(),
         "from_rounds": [int(i) for i in row["round_ids"].split()],
-        "status": row["status"],
+        "origin": row["origin"],  # said in a chat, or taught on purpose
+        "status": row["status"],  # active, or retracted (said to be wrong)
     }
 
 

@@ -3,6 +3,7 @@ meaning, dated in the prompt, within the Relevance budget. Real stores, real emb
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -149,7 +150,7 @@ async def test_a_when_question_gets_the_dated_memory(tmp_path: Path, llm: Script
         _, messages = await companion.prepare("ana", "When did I go to the support group?")
     prompt = messages[0]["content"]
     assert f"Today is {datetime.now(UTC):%A}" in prompt
-    assert ("- [8 May 2023] host: I went to a LGBTQ support group yesterday and it was so "
+    assert ("8 May 2023, host: I went to a LGBTQ support group yesterday and it was so "
             "powerful.") in prompt
 
 
@@ -168,7 +169,8 @@ async def test_the_relevance_budget_is_never_exceeded(tmp_path: Path, llm: Scrip
             for question in questions:
                 recall, messages = await companion.prepare("ana", question)
                 slot = messages[0]["content"].split("just said")[1].split("=====")[1]
-                lines = [line for line in slot.strip().splitlines() if line.startswith("- ")]
+                lines = [line for line in slot.strip().splitlines()
+                         if re.match(r"\[\d+\] ", line)]
                 assert sum(counter.count(line) for line in lines) <= budget
                 assert sum(f.tokens for f in recall.relevant) <= budget
                 found += len(lines)

@@ -5,15 +5,16 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 import pytest
-from sqlalchemy import Connection, insert, inspect, select
+from sqlalchemy import Connection, insert, inspect, select, text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from memory.sql.engine import open_engine, utcnow
+from memory.sql.fact_rows import SQLFactRows
 from memory.sql.migrations import MIGRATIONS, migrate
 from memory.sql.profiles import SQLProfileStore
 from memory.sql.rounds import SQLRoundStore
 from memory.sql.tables import schema_migrations
-from memory.types import RoundStatus
+from memory.types import Fact, Origin, RoundStatus, Speaker
 
 TRICKY_TEXTS = [
     "emoji 👩‍👩‍👧‍👦 and 🏓",
@@ -51,7 +52,7 @@ async def test_a_database_of_release_0_1_gains_the_feedback_table_and_keeps_its_
         store = SQLRoundStore(engine)
         await store.start_round(user_id="ana", conversation_id="ana", persona="companion",
                                 text="from 0.1")
-        assert await migrate(engine) == [2, 3]
+        assert await migrate(engine) == [2, 3, 4]
         async with engine.connect() as conn:
             names = await conn.run_sync(lambda sync: inspect(sync).get_table_names())
         assert "feedback" in names
@@ -59,6 +60,44 @@ async def test_a_database_of_release_0_1_gains_the_feedback_table_and_keeps_its_
         assert kept.user_text == "from 0.1"
     finally:
         await engine.dispose()
+
+
+async def test_a_database_of_release_0_3_gains_taught_facts_and_keeps_its_facts(
+    sql_url: str,
+) -> None:
+    engine = open_engine(sql_url)
+    try:
+        async with engine.begin() as conn:  # facts as migration 3 made them: no origin
+            await conn.run_sync(_apply_until_teaching)
+        store = SQLRoundStore(engine)
+        started = await store.start_round(user_id="ana", conversation_id="ana",
+                                          persona="companion", text="hi")
+        assert await migrate(engine) == [4]
+        await store.finish_round(started, "hello", ["fact:abc"])
+        rows = SQLFactRows(engine)
+        [(fact, _)] = await rows.by_words("ana", ["watercolors"], 5)
+        assert (fact.text, fact.origin) == ("I paint watercolors.", Origin.SAID)
+        taught = Fact("b" * 32, "ana", "I paint watercolors on Sundays.", Speaker.USER,
+                      utcnow(), (), Origin.TAUGHT)
+        await rows.insert([taught])
+        [(found, _)] = await rows.by_words("ana", ["watercolors"], 5, taught=True)
+        assert found.id == taught.id
+    finally:
+        await engine.dispose()
+
+
+def _apply_until_teaching(conn: Connection) -> None:
+    schema_migrations.create(conn)
+    for version, name, step in MIGRATIONS[:3]:
+        step(conn)
+        conn.execute(insert(schema_migrations).values(version=version, name=name,
+                                                      applied_at=utcnow()))
+    conn.execute(text("ALTER TABLE facts DROP COLUMN origin"))
+    conn.execute(text("ALTER TABLE rounds DROP COLUMN cited"))
+    conn.execute(text(
+        "INSERT INTO facts (id, user_id, text, speaker, said_at, round_ids, status, indexed, "
+        "created_at) VALUES (:id, 'ana', 'I paint watercolors.', 'user', :at, '', 'active', "
+        "0, :at)"), {"id": "a" * 32, "at": utcnow()})
 
 
 def _apply_only_the_first(conn: Connection) -> None:

@@ -1,0 +1,225 @@
+"""Teaching, explanations that cite memories, and fixing a wrong belief (TeachMe), against real
+stores, the real embedder and the scripted model."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from bot.app import Companion, open_companion
+from bot.dialogue import Delta, Failed, Finished, Refused
+from bot.inbound import Incoming
+from memory.types import Fact, Origin, Speaker
+from tests.conftest import make_settings
+from tests.fakes.openai_server import ScriptedLLM
+
+SISTER = "What's my sister called again?"
+
+
+@pytest.fixture
+async def teachable(tmp_path: Path, llm: ScriptedLLM, sql_url: str) -> AsyncIterator[Companion]:
+    async with open_companion(make_settings(tmp_path, llm, sql_url)) as opened:
+        yield opened
+
+
+async def _say(companion: Companion, text: str, user: str = "ana", *,
+               private: bool = True) -> tuple[str, Finished | None]:
+    said, finished = "", None
+    incoming = Incoming(user_id=user, text=text, conversation_id=f"chat-{user}", private=private)
+    async for event in companion.dialogue.respond(incoming):
+        match event:
+            case Delta(piece):
+                said += piece
+            case Failed(message) | Refused(message):
+                said += message
+            case Finished():
+                finished = event
+    return said, finished
+
+
+async def _run(companion: Companion, text: str, user: str = "ana") -> str:
+    return (await companion.commands.run(user, text)).text
+
+
+def _memory_lines(prompt: str) -> list[str]:
+    return [line for line in prompt.splitlines() if line[:1] == "[" and "] " in line]
+
+
+async def test_taught_fact_is_found_for_a_paraphrase_and_cited_in_why(
+    teachable: Companion, llm: ScriptedLLM
+) -> None:
+    llm.enqueue("Lovely, tell me about her!")
+    said, _ = await _say(teachable, "Remember that my sister's name is Lea")
+    assert said.startswith('Noted, I\'ll remember: "My sister\'s name is Lea."')
+    llm.enqueue("She is called Lea [1]. Say hi from me [7]!")
+    said, finished = await _say(teachable, "How's my sibling doing, what was her name?")
+    assert said == "She is called Lea. Say hi from me!"  # the marks are not for the reader
+    assert finished is not None and finished.cited == (1,)  # [7] named no memory: dropped
+    [first, *_] = _memory_lines(llm.last_system_prompt)
+    today = datetime.now(UTC)
+    assert first == (f"[1] {today.day} {today:%B %Y}, host taught you: "
+                     "My sister's name is Lea.")
+    why = await _run(teachable, "/why")
+    relied = why.split("My reply relied on:")[1].split("Relevance")[0]
+    assert "1. " in relied and "fact (you taught me)" in relied and "Lea" in relied
+    assert "7." not in why
+    export = json.loads((await teachable.commands.run("ana", "/export")).attachment.content)
+    assert export["rounds"][-1]["cited"] == [f"fact:{export['facts'][0]['id']}"]
+    assert export["facts"][0]["origin"] == "taught"
+
+
+async def test_wrong_takes_a_belief_out_of_every_later_prompt_and_answers_with_the_truth(
+    teachable: Companion, llm: ScriptedLLM
+) -> None:
+    await _said_fact(teachable, "ana", "My sister's name is Ana.")
+    llm.enqueue("Your sister is Ana [1].")
+    await _say(teachable, SISTER)
+    assert "Ana." in _memory_lines(llm.last_system_prompt)[0]
+    assert "1. [" in (await _run(teachable, "/why")).split("My reply relied on:")[1]
+    llm.enqueue("Then she is Lea [1].")
+    said, _ = await _say(teachable, "/wrong 1 My sister's name is Lea")
+    assert said.startswith('Noted: memory 1 ("My sister\'s name is Ana.") is wrong; '
+                           "I won't use it again.")
+    assert said.endswith("Then she is Lea.")
+    asked = llm.chat_requests[-1]["messages"]
+    assert asked[-1]["content"] == SISTER  # the question is answered again
+    assert "host taught you: My sister's name is Lea." in asked[0]["content"]
+    assert not any("Ana." in line for line in _memory_lines(asked[0]["content"]))
+    llm.enqueue("Lea!")
+    await _say(teachable, "Do you remember my sister's name?")
+    assert not any("Ana." in line for line in _memory_lines(llm.last_system_prompt))
+    facts = json.loads((await teachable.commands.run("ana", "/export")).attachment.content)
+    assert {(f["text"], f["status"]) for f in facts["facts"]} == {
+        ("My sister's name is Ana.", "retracted"), ("My sister's name is Lea.", "active")}
+
+
+async def test_no_thats_wrong_right_after_why_fixes_the_one_memory_cited(
+    teachable: Companion, llm: ScriptedLLM
+) -> None:
+    await _said_fact(teachable, "ana", "I work as a nurse in Leeds.")
+    await _said_fact(teachable, "ana", "My cat Miso hates the vacuum.")
+    llm.enqueue("You are a nurse [1].")
+    await _say(teachable, "What do I do for work?")
+    await _run(teachable, "/why")
+    llm.enqueue("A teacher then!")
+    said, _ = await _say(teachable, "No, that's wrong: I'm a teacher in Leeds now")
+    assert said.startswith('Noted: memory 1 ("I work as a nurse in Leeds.") is wrong')
+    assert "host taught you: I'm a teacher in Leeds now." in llm.last_system_prompt
+    assert not any("nurse" in line for line in _memory_lines(llm.last_system_prompt))
+
+
+async def test_a_taught_fact_comes_before_an_older_extracted_one_that_disagrees(
+    teachable: Companion, llm: ScriptedLLM
+) -> None:
+    await _said_fact(teachable, "ana", "I live in Paris with my partner.")
+    await _run(teachable, "/teach We moved to Berlin in May.")
+    llm.enqueue("Berlin!")
+    await _say(teachable, "Which city do I live in?")
+    lines = _memory_lines(llm.last_system_prompt)
+    assert "taught you: We moved to Berlin in May." in lines[0]
+    assert any("Paris" in line for line in lines[1:])
+
+
+async def test_teaching_is_per_user(teachable: Companion, llm: ScriptedLLM) -> None:
+    await _run(teachable, "/teach My sister's name is Lea.", user="ana")
+    llm.enqueue("Hmm, tell me!")
+    await _say(teachable, "What's my sister's name?", user="ben")
+    assert "Lea" not in llm.last_system_prompt
+    assert "not taught me anything" in await _run(teachable, "/taught", user="ben")
+    assert "Lea" in await _run(teachable, "/taught", user="ana")
+    assert "Lea" not in await _run(teachable, "/taught forget all", user="ben")
+    assert await teachable.facts.count("ana", origin=Origin.TAUGHT) == 1
+
+
+async def test_taught_facts_are_listed_forgotten_and_shown_to_admins(
+    tmp_path: Path, llm: ScriptedLLM
+) -> None:
+    settings = make_settings(tmp_path, llm, telegram={"admin_ids": [1]})
+    async with open_companion(settings) as companion:
+        await _run(companion, "/teach I'm vegetarian now")
+        await _run(companion, "/teach I play the cello")
+        listed = await _run(companion, "/taught")
+        assert "you taught me: I'm vegetarian now." in listed and "cello" in listed
+        admin = await _run(companion, "/admin taught ana", user="telegram:1")
+        assert "vegetarian" in admin and "cello" in admin
+        cello = next(line for line in listed.splitlines() if "cello" in line)
+        short = cello.split("]")[0].lstrip("[")
+        assert "cello" in await _run(companion, f"/taught forget {short}")
+        assert "cello" not in await _run(companion, "/taught")
+        assert "1 facts you taught me" in await _run(companion, "/taught forget all")
+        assert await companion.facts.count("ana") == 0
+
+
+async def test_groups_neither_take_teaching_nor_use_taught_facts(
+    teachable: Companion, llm: ScriptedLLM
+) -> None:
+    await _run(teachable, "/teach My sister's name is Lea.")
+    llm.enqueue("Nice!")
+    said, _ = await _say(teachable, "Remember that my brother is Tom", private=False)
+    assert "Noted" not in said
+    assert "Lea" not in llm.last_system_prompt
+    assert await teachable.facts.count("ana", origin=Origin.TAUGHT) == 1
+    refused = await teachable.commands.run("ana", "/teach I like jazz", private=False)
+    assert "private chat" in refused.text
+
+
+@pytest.mark.parametrize("text", ["/teach", "/teach " + "x" * 4_000, "/teach the"])
+async def test_teaching_bad_input_gets_one_line_and_stores_nothing(
+    companion: Companion, text: str
+) -> None:
+    answer = await _run(companion, text)
+    assert "\n" not in answer.strip() and ("/teach" in answer or "too long" in answer)
+    assert await companion.facts.count("ana") == 0
+
+
+async def test_wrong_before_any_reply_or_with_no_such_memory_stores_nothing(
+    companion: Companion, llm: ScriptedLLM
+) -> None:
+    said, _ = await _say(companion, "/wrong 1 my sister is Lea")
+    assert said == "There is no reply of mine to fix yet: /why shows what my last reply used."
+    llm.enqueue("Hello!")
+    await _say(companion, "Hi there")
+    rounds = len(await companion.rounds.recent_rounds("ana", 50))
+    said, _ = await _say(companion, "/wrong 99")
+    assert said.startswith("There is no memory 99 under /why")
+    said, _ = await _say(companion, "/wrong")
+    assert said.startswith("Usage: /wrong <n>")
+    assert len(await companion.rounds.recent_rounds("ana", 50)) == rounds
+    assert await companion.facts.count("ana") == 0
+
+
+async def test_a_question_that_mentions_remembering_teaches_nothing(
+    companion: Companion, llm: ScriptedLLM
+) -> None:
+    for text in ("Remember when we talked about Paris?", "Do you remember my sister?",
+                 "I remember my first bike"):
+        llm.enqueue("Sure.")
+        said, _ = await _say(companion, text)
+        assert not said.startswith("Noted")
+    assert await companion.facts.count("ana") == 0
+
+
+async def test_a_message_that_may_be_teaching_is_put_to_a_capable_model(
+    companion: Companion, llm: ScriptedLLM
+) -> None:
+    llm.answers["wants remembered"] = "no"
+    llm.enqueue("Oh?")
+    said, _ = await _say(companion, "Actually, I was tired yesterday")
+    assert not said.startswith("Noted")
+    llm.answers["wants remembered"] = "yes"
+    llm.enqueue("Welcome to Berlin!")
+    said, _ = await _say(companion, "Actually, I moved to Berlin in May")
+    assert said.startswith('Noted, I\'ll remember: "I moved to Berlin in May."')
+    assert [f.text for f in await companion.facts.newest("ana", 5)] == ["I moved to Berlin in May."]
+
+
+async def _said_fact(companion: Companion, user: str, text: str) -> Fact:
+    fact = Fact(uuid.uuid4().hex, user, text, Speaker.USER,
+                datetime(2024, 3, 2, 10, 0, tzinfo=UTC), (1,))
+    await companion.facts.add_facts([fact])
+    return fact
