@@ -148,6 +148,7 @@ async def open_companion(
             share_with_everyone=settings.feedback.share_with_everyone,
         )
         teaching = Teaching(facts, model, confirm=confirms)
+        retractions = Retractions(topics, facts, feedback)
         dialogue = Dialogue(
             rounds=rounds,
             topics=topics,
@@ -160,13 +161,14 @@ async def open_companion(
             feedback=feedback,
             corrections=corrections,
             teaching=teaching,
-            retractions=Retractions(topics, facts, feedback),
+            retractions=retractions,
             on_round_stored=worker.round_stored,
         )
         access = AccessPolicy.from_settings(settings)
         commands = Commands(
             dialogue,
-            UserCommands(dialogue, rounds, topics, facts, feedback, UserExport(engine), teaching),
+            UserCommands(dialogue, rounds, topics, facts, feedback, UserExport(engine), teaching,
+                         retractions),
             AdminCommands(
                 dialogue=dialogue,
                 rounds=rounds,

@@ -250,7 +250,8 @@ class Dialogue:
         memory = last.recall.numbered()[wrong.number - 1]
         retracted = await self._retractions.retract(round_.user_id, memory)
         lines = [f"Noted: memory {wrong.number} (\"{described(memory)}\") is wrong; "
-                 + ("I won't use it again." if retracted else
+                 + (f"I won't use it again (to undo: /memories restore {memory.id[:8]})."
+                    if retracted else
                     "I can't take it back (it is gone, or someone else's), but I'll follow you.")]
         if wrong.truth:
             try:

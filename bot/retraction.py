@@ -77,6 +77,13 @@ class Retractions:
         return await self._feedback.retract(user_id, memory.id)
 
 
+    async def restore(self, user_id: str, id_prefix: str) -> Memory | None:
+        """Undo a retraction: the user's retracted memory whose id starts with `id_prefix`."""
+        return (await self._facts.restore(user_id, id_prefix)
+                or await self._topics.restore(user_id, id_prefix)
+                or await self._feedback.restore(user_id, id_prefix))
+
+
 def described(memory: Memory) -> str:
     """A memory in a line that says which one was retracted."""
     if isinstance(memory, Topic):

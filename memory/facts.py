@@ -9,7 +9,9 @@ from datetime import UTC, datetime
 
 from memory.lexical import query_terms
 from memory.protocols import Embedder, Vector
-from memory.sql.fact_rows import ACTIVE, RETRACTED, SQLFactRows
+from memory.sql.fact_rows import SQLFactRows, to_fact
+from memory.sql.retracted import ACTIVE, RETRACTED, restore_retracted
+from memory.sql.tables import facts
 from memory.types import Fact, Origin, Speaker
 from memory.vectors import ChromaIndex, VectorHit
 
@@ -76,11 +78,13 @@ class FactStore:
             await self._indexes[fact.origin].delete(user_id, [fact.id])
         return fact
 
-    async def restore(self, user_id: str, fact_id: str) -> Fact | None:
-        """Undo a retraction: the fact is searched again."""
-        fact = await self.rows.set_status(user_id, fact_id, RETRACTED, ACTIVE)
-        if fact is not None:
-            await self.index([fact])
+    async def restore(self, user_id: str, id_prefix: str) -> Fact | None:
+        """Undo a retraction (the retracted fact whose id starts so): it is searched again."""
+        row = await restore_retracted(self.rows.engine, facts, user_id, id_prefix)
+        if row is None:
+            return None
+        fact = to_fact(row)
+        await self.index([fact])
         return fact
 
     async def find(self, user_id: str, id_prefix: str) -> list[Fact]:

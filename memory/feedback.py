@@ -246,6 +246,10 @@ class FeedbackMemory:
         Lookups read active rows only, so its vectors need not go."""
         return await self._rows.retract(user_id, feedback_id)
 
+    async def restore(self, user_id: str, id_prefix: str) -> Feedback | None:
+        """Undo a retraction of one of the user's corrections (its vectors never left)."""
+        return await self._rows.restore(user_id, id_prefix)
+
     async def set_shared(self, item: Feedback, shared: bool) -> None:
         """Let one user's correction apply to everyone (an admin's call), or stop that."""
         await self._rows.set_shared(item.id, shared)

@@ -94,6 +94,13 @@ class IndexedTopicStore:
         await self._index.delete(user_id, [topic_id])
         return True
 
+    async def restore(self, user_id: str, id_prefix: str) -> Topic | None:
+        """Undo a retraction (the retracted topic whose id starts so): it is searched again."""
+        topic = await self._rows.restore(user_id, id_prefix)
+        if topic is not None:
+            await self.index([topic])
+        return topic
+
     async def forget(self, user_id: str, topic_id: str | None = None) -> int:
         deleted = await self._rows.delete(user_id, topic_id)
         # "All" drops the user's whole collection, even vectors left by an interrupted write.

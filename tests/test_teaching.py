@@ -76,7 +76,7 @@ async def test_taught_fact_is_found_for_a_paraphrase_and_cited_in_why(
 async def test_wrong_takes_a_belief_out_of_every_later_prompt_and_answers_with_the_truth(
     teachable: Companion, llm: ScriptedLLM
 ) -> None:
-    await _said_fact(teachable, "ana", "My sister's name is Ana.")
+    ana = await _said_fact(teachable, "ana", "My sister's name is Ana.")
     llm.enqueue("Your sister is Ana [1].")
     await _say(teachable, SISTER)
     assert "Ana." in _memory_lines(llm.last_system_prompt)[0]
@@ -84,7 +84,7 @@ async def test_wrong_takes_a_belief_out_of_every_later_prompt_and_answers_with_t
     llm.enqueue("Then she is Lea [1].")
     said, _ = await _say(teachable, "/wrong 1 My sister's name is Lea")
     assert said.startswith('Noted: memory 1 ("My sister\'s name is Ana.") is wrong; '
-                           "I won't use it again.")
+                           f"I won't use it again (to undo: /memories restore {ana.id[:8]}).")
     assert said.endswith("Then she is Lea.")
     asked = llm.chat_requests[-1]["messages"]
     assert asked[-1]["content"] == SISTER  # the question is answered again
@@ -96,6 +96,21 @@ async def test_wrong_takes_a_belief_out_of_every_later_prompt_and_answers_with_t
     facts = json.loads((await teachable.commands.run("ana", "/export")).attachment.content)
     assert {(f["text"], f["status"]) for f in facts["facts"]} == {
         ("My sister's name is Ana.", "retracted"), ("My sister's name is Lea.", "active")}
+
+
+async def test_a_retracted_memory_can_be_restored(teachable: Companion, llm: ScriptedLLM) -> None:
+    topic = await teachable.add_topic("ana", "pets", "The host has a parrot named Kiwi.")
+    llm.enqueue("Kiwi [1]!")
+    await _say(teachable, "What's the name of my parrot?")
+    llm.enqueue("Sorry!")
+    await _say(teachable, "/wrong 1")
+    assert await teachable.topics.list_topics("ana") == []
+    assert "No memory you said was wrong" in await _run(teachable, "/memories restore ffff")
+    restored = await _run(teachable, f"/memories restore {topic.id[:8]}")
+    assert restored == 'Restored: "The host has a parrot named Kiwi.". I will use it again.'
+    llm.enqueue("Kiwi!")
+    await _say(teachable, "What's the name of my parrot?")
+    assert any("parrot named Kiwi" in line for line in _memory_lines(llm.last_system_prompt))
 
 
 async def test_no_thats_wrong_right_after_why_fixes_the_one_memory_cited(

@@ -17,6 +17,7 @@ from bot.commands.replies import (
 )
 from bot.dialogue import Dialogue
 from bot.errors import UserFacingError
+from bot.retraction import Retractions, described
 from bot.teaching import TEACH_USAGE, Teaching, taught_note
 from memory.facts import FactStore
 from memory.feedback import FeedbackMemory
@@ -28,6 +29,7 @@ USER_HELP = """Commands:
 /help                 this list
 /persona [name]       show the personas, or switch to one (remembered)
 /memories             the topics I remember about you, and the newest facts, with their ids
+/memories restore <id> use again a memory you said was wrong (/wrong gives its id)
 /facts [page]         every fact I remember (what you told me, what I suggested), newest first
 /forget <id>          forget one topic or fact (use the id from /memories or /facts)
 /forget all           forget everything: our rounds, your topics, facts and corrections
@@ -60,6 +62,7 @@ class UserCommands:
         feedback: FeedbackMemory,
         exports: UserExport,
         teaching: Teaching,
+        retractions: Retractions,
     ) -> None:
         self._dialogue = dialogue
         self._rounds = rounds
@@ -68,6 +71,7 @@ class UserCommands:
         self._feedback = feedback
         self._exports = exports
         self._teaching = teaching
+        self._retractions = retractions
 
     async def persona(self, user_id: str, args: list[str]) -> CommandReply:
         if args:
@@ -84,6 +88,8 @@ class UserCommands:
         return CommandReply("\n".join(lines))
 
     async def memories(self, user_id: str, args: list[str]) -> CommandReply:
+        if args and args[0].lower() == "restore":
+            return CommandReply(await self._restore(user_id, args[1] if len(args) > 1 else ""))
         topics = await self._topics.list_topics(user_id)
         facts = await self._facts.newest(user_id, NEWEST_FACTS)
         if not topics and not facts:
@@ -96,6 +102,15 @@ class UserCommands:
                     if total > len(facts) else "")
             lines += [f"Facts{more}:", *(fact_line(f) for f in facts)]
         return CommandReply("\n".join(lines))
+
+    async def _restore(self, user_id: str, id_prefix: str) -> str:
+        if not id_prefix:
+            return "Usage: /memories restore <id> (the id /wrong gave when it took a memory back)"
+        memory = await self._retractions.restore(user_id, id_prefix)
+        if memory is None:
+            raise UserFacingError(f"No memory you said was wrong has the id '{id_prefix}'.")
+        self._dialogue.forget_last_recall(user_id)
+        return f"Restored: \"{described(memory)}\". I will use it again."
 
     async def facts(self, user_id: str, args: list[str]) -> CommandReply:
         page = _page(args[0]) if args else 1

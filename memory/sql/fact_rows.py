@@ -10,11 +10,10 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from memory.sql.engine import as_utc, utcnow
 from memory.sql.fact_search import facts_by_words
+from memory.sql.retracted import ACTIVE
 from memory.sql.tables import facts
 from memory.types import Fact, Origin, Speaker
 
-ACTIVE = "active"
-RETRACTED = "retracted"
 MAX_ROUND_IDS = 12  # what the provenance column holds
 
 
@@ -23,6 +22,10 @@ class SQLFactRows:
 
     def __init__(self, engine: AsyncEngine) -> None:
         self._engine = engine
+
+    @property
+    def engine(self) -> AsyncEngine:
+        return self._engine
 
     async def insert(self, new_facts: Sequence[Fact]) -> None:
         """Insert active facts, marked as not yet indexed by meaning."""

@@ -12,11 +12,11 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from memory.feedback_match import normalize_key
 from memory.sql.engine import as_utc
+from memory.sql.retracted import RETRACTED, restore_retracted
 from memory.sql.tables import feedback
 from memory.types import Feedback
 
 ACTIVE = "active"
-RETRACTED = "retracted"
 SUPERSEDED = "superseded"
 
 
@@ -137,6 +137,10 @@ class SQLFeedbackRows:
         async with self._engine.begin() as conn:
             result = await conn.execute(update(feedback).where(where).values(status=RETRACTED))
         return bool(result.rowcount)
+
+    async def restore(self, user_id: str, id_prefix: str) -> Feedback | None:
+        row = await restore_retracted(self._engine, feedback, user_id, id_prefix)
+        return None if row is None else to_feedback(row)
 
     async def _fetch(self, query: Any) -> list[Feedback]:
         async with self._engine.connect() as conn:

@@ -10,11 +10,11 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from memory.labels import label_key
 from memory.sql.engine import as_utc
+from memory.sql.retracted import RETRACTED, restore_retracted
 from memory.sql.tables import topics
 from memory.types import Topic
 
 ACTIVE = "active"
-RETRACTED = "retracted"
 MERGED = "merged"
 
 
@@ -81,6 +81,10 @@ class SQLTopicRows:
         async with self._engine.begin() as conn:
             result = await conn.execute(update(topics).where(where).values(status=RETRACTED))
         return bool(result.rowcount)
+
+    async def restore(self, user_id: str, id_prefix: str) -> Topic | None:
+        row = await restore_retracted(self._engine, topics, user_id, id_prefix)
+        return None if row is None else to_topic(row)
 
     async def _fetch(self, query: Any) -> list[Topic]:
         async with self._engine.connect() as conn:

@@ -65,10 +65,15 @@ async def test_one_users_facts_never_reach_another_users_prompt(
     async with open_companion(settings) as companion:
         await companion.facts.add_facts(
             [_fact(1, "telegram:1", "My secret fruit is the Xiamen pineapple.")])
+        await companion.commands.run("telegram:1", "/teach My secret dog is Miso the pug.")
         ana = await _prompt(companion, "telegram:1", "What is my secret fruit, the pineapple?")
         ben = await _prompt(companion, "discord:1", "What is my secret fruit, the pineapple?")
+        ana_dog = await _prompt(companion, "telegram:1", "What is my secret dog called?")
+        ben_dog = await _prompt(companion, "discord:1", "What is my secret dog called?")
     assert "Xiamen pineapple" in ana
     assert "Xiamen" not in ben
+    assert "taught you: My secret dog is Miso the pug." in ana_dog
+    assert "Miso" not in ben_dog
 
 
 async def _prompt(companion: Companion, user: str, text: str) -> str:
