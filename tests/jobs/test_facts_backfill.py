@@ -10,12 +10,12 @@ from sqlalchemy import Connection, func, insert, select, update
 
 from bot.app import open_companion
 from memory.sql.engine import open_engine, utcnow
-from memory.sql.migrations import MIGRATIONS
 from memory.sql.rounds import SQLRoundStore
-from memory.sql.tables import memory_jobs, rounds, schema_migrations, topics
+from memory.sql.tables import memory_jobs, rounds, topics
 from memory.types import Exchange
 from tests.conftest import make_settings
 from tests.fakes.openai_server import ScriptedLLM
+from tests.old_schema import apply_first
 
 SAID = ["I adopted a cat named Miso last week.", "I work night shifts as a nurse.",
         "haha ok", "I am learning to paint with watercolors."]
@@ -47,11 +47,7 @@ async def _a_database_of_release_0_2(sql_url: str) -> None:
 
 
 def _apply_until_facts(conn: Connection) -> None:
-    schema_migrations.create(conn)
-    for version, name, step in MIGRATIONS[:2]:
-        step(conn)
-        conn.execute(insert(schema_migrations).values(version=version, name=name,
-                                                      applied_at=utcnow()))
+    apply_first(conn, 2)
 
 
 async def test_the_backfill_runs_once_and_is_safe_to_run_twice(

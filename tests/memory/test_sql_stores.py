@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 import pytest
-from sqlalchemy import Connection, insert, inspect, select, text
+from sqlalchemy import Connection, inspect, select, text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from memory.sql.engine import open_engine, utcnow
@@ -15,6 +15,7 @@ from memory.sql.profiles import SQLProfileStore
 from memory.sql.rounds import SQLRoundStore
 from memory.sql.tables import schema_migrations
 from memory.types import Fact, Origin, RoundStatus, Speaker
+from tests.old_schema import apply_first
 
 TRICKY_TEXTS = [
     "emoji 👩‍👩‍👧‍👦 and 🏓",
@@ -87,11 +88,7 @@ async def test_a_database_of_release_0_3_gains_taught_facts_and_keeps_its_facts(
 
 
 def _apply_until_teaching(conn: Connection) -> None:
-    schema_migrations.create(conn)
-    for version, name, step in MIGRATIONS[:3]:
-        step(conn)
-        conn.execute(insert(schema_migrations).values(version=version, name=name,
-                                                      applied_at=utcnow()))
+    apply_first(conn, 3)
     conn.execute(text("ALTER TABLE facts DROP COLUMN origin"))
     conn.execute(text("ALTER TABLE rounds DROP COLUMN cited"))
     conn.execute(text(
@@ -101,10 +98,7 @@ def _apply_until_teaching(conn: Connection) -> None:
 
 
 def _apply_only_the_first(conn: Connection) -> None:
-    schema_migrations.create(conn)
-    version, name, step = MIGRATIONS[0]
-    step(conn)
-    conn.execute(insert(schema_migrations).values(version=version, name=name, applied_at=utcnow()))
+    apply_first(conn, 1)
 
 
 async def test_round_is_stored_pending_then_answered(engine: AsyncEngine) -> None:
