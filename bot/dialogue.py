@@ -95,8 +95,8 @@ CORRECT_USAGE = ("Usage: /correct <what you meant>, about my last reply. "
                  "For example: /correct I wanted a synonym")
 NOTHING_TO_CORRECT = "There is nothing to correct yet: /correct is about my last reply to you here."
 PRIVATE_WRONG = "For your privacy, /wrong only works in a private chat with me."
-WHICH_IS_WRONG = ("Which memory is wrong? Say /wrong <n> <what is true>, with n from the list "
-                  "/why showed.")
+WHICH_IS_WRONG = ("Which memory is wrong? My reply did not rest on just one. Say /wrong <n> "
+                  "<what is true>, with n from the list /why showed.")
 
 
 class Dialogue:
@@ -209,10 +209,9 @@ class Dialogue:
             return NO_REPLY_YET
         numbered = last.recall.numbered()
         if wrong.number is None:  # "that's wrong": the one memory the reply relied on
-            only = last.cited if last.cited else tuple(range(1, len(numbered) + 1))
-            if len(only) != 1:
+            if len(last.cited) != 1:
                 return WHICH_IS_WRONG
-            return Wrong(only[0], wrong.truth)
+            return Wrong(last.cited[0], wrong.truth)
         if not 1 <= wrong.number <= len(numbered):
             return (f"There is no memory {wrong.number} under /why"
                     + (f": they go from 1 to {len(numbered)}." if numbered else

@@ -18,8 +18,8 @@ from memory.types import Fact, Feedback, Topic
 COMMAND = re.compile(r"^\s*/wrong(?:@\S+)?(?:\s+(?P<args>.*))?$", re.I | re.S)
 _ARGS = re.compile(r"^(?P<number>\d{1,4})\b[\s,:.-]*(?P<truth>.*)$", re.S)
 _THATS_WRONG = re.compile(
-    r"^\W*(?:(?:no|nope|nah)\b[\s,.!]*)?(?:that'?s|that is|this is|it'?s|you'?re|you are)\s+"
-    r"(?:wrong|not true|not right|incorrect|false|mistaken)\b[\s,.:;!-]*(?P<truth>.*)$",
+    r"^\W*(?:(?:no|nope|nah)\b[\s,.!]*)?(?:that'?s|that is|you'?re|you are)\s+"
+    r"(?:wrong|not true|not right|incorrect|mistaken)\b[\s,.:;!-]*(?P<truth>.*)$",
     re.I | re.S,
 )
 WRONG_USAGE = ("Usage: /wrong <n> [what is true], where n numbers a memory under /why. "
@@ -50,9 +50,17 @@ def wrong_command(text: str) -> Wrong | str | None:
 
 
 def thats_wrong(text: str) -> Wrong | None:
-    """ "No, that's wrong: my sister is Lea" (said right after `/why`)."""
+    """ "No, that's wrong: my sister is Lea" (said right after `/why`); never a question."""
+    text = straight_quotes(text)
     match = _THATS_WRONG.match(text)
-    return None if match is None else Wrong(None, match["truth"].strip())
+    if match is None or text.rstrip().endswith("?"):
+        return None
+    return Wrong(None, match["truth"].strip())
+
+
+def straight_quotes(text: str) -> str:
+    """Phone keyboards type curly apostrophes (U+2019): the patterns here use straight ones."""
+    return text.replace("\u2019", "'").replace("\u2018", "'")
 
 
 class Retractions:

@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from bot.corrections import model_says_yes
 from bot.errors import ModelUnavailable, UserFacingError
 from bot.llm.base import ChatModel
+from bot.retraction import straight_quotes
 from memory.facts import FactStore
 from memory.lexical import STOP_WORDS
 from memory.types import Fact, Origin, Round, Speaker
@@ -27,6 +28,7 @@ COMMAND = re.compile(r"^\s*/teach(?:@\S+)?(?:\s+(?P<fact>.*))?$", re.I | re.S)
 TEACH_USAGE = ("Usage: /teach <a fact about you>, for example: /teach My sister's name is Lea. "
                "I will remember it and use it when it matters.")
 MAX_TAUGHT_CHARS = 500
+MIN_LETTERS = 4
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _POLITE = r"(?:(?:please|pls|oh|and|also|btw|by the way)[\s,]+)*"
 # Said this way, a message teaches whatever the model thinks; what follows is the fact.
@@ -61,7 +63,8 @@ def fact_of(statement: str) -> str:
         raise UserFacingError(f"That is too long for one fact (at most {MAX_TAUGHT_CHARS} "
                               "characters). Teach me one thing at a time.")
     words = [w.lower() for w in _WORD.findall(fact)]
-    if len(words) < 2 or all(w in STOP_WORDS for w in words):
+    # Letters, not words: Chinese or Japanese puts no spaces between them.
+    if sum(len(w) for w in words) < MIN_LETTERS or all(w in STOP_WORDS for w in words):
         raise UserFacingError(TEACH_USAGE)
     fact = fact[0].upper() + fact[1:]
     return fact if fact[-1] in ".!?…" else fact + "."
@@ -88,13 +91,18 @@ class Teaching:
             return known
         fact = Fact(uuid.uuid4().hex, user_id, text, Speaker.USER, self._clock(),
                     (round_id,) if round_id is not None else (), Origin.TAUGHT)
-        await self._facts.add_facts([fact])
+        await self._facts.rows.insert([fact])
         log.info("Taught fact %s from %s", fact.id[:8], user_id)
+        try:
+            await self._facts.index([fact])
+        except Exception:  # stored: found by words now, by meaning once the sweep indexes it
+            log.warning("Taught fact %s is not indexed by meaning yet", fact.id[:8],
+                        exc_info=True)
         return fact
 
     async def catch(self, round_: Round) -> Fact | None:
         """The fact a private message teaches, stored; None when it teaches nothing."""
-        text = round_.user_text
+        text = straight_quotes(round_.user_text)
         if text.rstrip().endswith("?"):
             return None
         said = _CERTAIN.match(text)

@@ -4,6 +4,7 @@ SQLite, a lexical index of their own: they are few, searched apart, and shown fi
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
@@ -14,6 +15,8 @@ from memory.sql.retracted import ACTIVE, RETRACTED, restore_retracted
 from memory.sql.tables import facts
 from memory.types import Fact, Origin, Speaker
 from memory.vectors import ChromaIndex, VectorHit
+
+log = logging.getLogger(__name__)
 
 
 class FactStore:
@@ -75,8 +78,18 @@ class FactStore:
         """Take a fact the user says is wrong out of every search, kept for audit and undo."""
         fact = await self.rows.set_status(user_id, fact_id, ACTIVE, RETRACTED)
         if fact is not None:
-            await self._indexes[fact.origin].delete(user_id, [fact.id])
+            try:
+                await self._unindex(fact)
+            except Exception:  # the row is retracted: the sweep takes the vector out later
+                log.warning("Retracted fact %s is still in the vector index", fact.id[:8],
+                            exc_info=True)
         return fact
+
+    async def forget_taught(self, user_id: str) -> int:
+        """Forget every fact the user taught; returns how many."""
+        deleted = await self.rows.delete_taught(user_id)
+        await self._indexes[Origin.TAUGHT].delete(user_id, None)
+        return deleted
 
     async def restore(self, user_id: str, id_prefix: str) -> Fact | None:
         """Undo a retraction (the retracted fact whose id starts so): it is searched again."""
@@ -100,13 +113,22 @@ class FactStore:
         return deleted
 
     async def reindex(self) -> int:
-        """Index the facts a crash or an embedder outage left out; returns how many."""
+        """Index the facts a crash or an embedder outage left out, and take out the retracted
+        ones the index still holds; returns how many."""
         repaired = 0
         while stale := await self.rows.unindexed():
             for user_id in dict.fromkeys(f.user_id for f in stale):
                 await self.index([f for f in stale if f.user_id == user_id])
             repaired += len(stale)
+        while retracted := await self.rows.unindexed(status=RETRACTED):
+            for fact in retracted:
+                await self._unindex(fact)
+            repaired += len(retracted)
         return repaired
+
+    async def _unindex(self, fact: Fact) -> None:
+        await self._indexes[fact.origin].delete(fact.user_id, [fact.id])
+        await self.rows.mark_indexed(fact.user_id, [fact.id])
 
 
 def _metadata(fact: Fact) -> dict[str, str | float]:

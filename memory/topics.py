@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import logging
 import uuid
 from datetime import UTC, datetime
 
 from memory.protocols import Embedder, Vector
-from memory.sql.topic_rows import ACTIVE, MERGED, SQLTopicRows
+from memory.sql.topic_rows import SQLTopicRows
 from memory.types import ScoredTopic, Topic
 from memory.vectors import ChromaIndex, VectorHit
+
+log = logging.getLogger(__name__)
 
 
 class IndexedTopicStore:
@@ -62,13 +65,13 @@ class IndexedTopicStore:
             [t.description for t in added],
             [_metadata(t) for t in added],
         )
-        await self._rows.mark_indexed(added[0].user_id, [t.id for t in added], ACTIVE)
+        await self._rows.mark_indexed(added[0].user_id, [t.id for t in added], active=True)
 
     async def unindex(self, user_id: str, topic_ids: list[str]) -> None:
         """Take topics (merged into another) out of the vector index; their rows stay."""
         if topic_ids:
             await self._index.delete(user_id, topic_ids)
-            await self._rows.mark_indexed(user_id, topic_ids, MERGED)
+            await self._rows.mark_indexed(user_id, topic_ids, active=False)
 
     async def search(
         self, user_id: str, vector: Vector, *, limit: int, floor: float
@@ -88,10 +91,15 @@ class IndexedTopicStore:
         return await self._rows.count(user_id)
 
     async def retract(self, user_id: str, topic_id: str) -> bool:
-        """Take a topic the user says is wrong out of every prompt; its row stays for audit."""
+        """Take a topic the user says is wrong out of every prompt; its row stays for audit.
+        If the vector index fails now, the row stays marked and the sweep takes it out."""
         if not await self._rows.retract(user_id, topic_id):
             return False
-        await self._index.delete(user_id, [topic_id])
+        try:
+            await self.unindex(user_id, [topic_id])
+        except Exception:  # the row is retracted and marked: the sweep takes the vector out
+            log.warning("Retracted topic %s is still in the vector index", topic_id[:8],
+                        exc_info=True)
         return True
 
     async def restore(self, user_id: str, id_prefix: str) -> Topic | None:

@@ -105,6 +105,7 @@ async def test_a_retracted_memory_can_be_restored(teachable: Companion, llm: Scr
     llm.enqueue("Sorry!")
     await _say(teachable, "/wrong 1")
     assert await teachable.topics.list_topics("ana") == []
+    assert await teachable.worker.reindex() == 0  # the index already matches: nothing to repair
     assert "No memory you said was wrong" in await _run(teachable, "/memories restore ffff")
     restored = await _run(teachable, f"/memories restore {topic.id[:8]}")
     assert restored == 'Restored: "The host has a parrot named Kiwi.". I will use it again.'
@@ -126,6 +127,38 @@ async def test_no_thats_wrong_right_after_why_fixes_the_one_memory_cited(
     assert said.startswith('Noted: memory 1 ("I work as a nurse in Leeds.") is wrong')
     assert "host taught you: I'm a teacher in Leeds now." in llm.last_system_prompt
     assert not any("nurse" in line for line in _memory_lines(llm.last_system_prompt))
+
+
+async def test_a_question_after_why_is_not_a_retraction(
+    teachable: Companion, llm: ScriptedLLM
+) -> None:
+    await _said_fact(teachable, "ana", "I work as a nurse in Leeds.")
+    llm.enqueue("You are a nurse [1].")
+    await _say(teachable, "What do I do for work?")
+    await _run(teachable, "/why")
+    llm.enqueue("It is.")
+    said, _ = await _say(teachable, "That’s wrong to ask, isn't it?")
+    assert not said.startswith("Noted")
+    assert await teachable.facts.count("ana") == 1
+
+
+async def test_a_retracted_fact_can_still_be_forgotten(
+    teachable: Companion, llm: ScriptedLLM
+) -> None:
+    nurse = await _said_fact(teachable, "ana", "I work as a nurse in Leeds.")
+    llm.enqueue("You are a nurse [1].")
+    await _say(teachable, "What do I do for work?")
+    llm.enqueue("Sorry.")
+    await _say(teachable, "/wrong 1")
+    assert "Forgotten" in await _run(teachable, f"/forget {nurse.id[:8]}")
+    export = json.loads((await teachable.commands.run("ana", "/export")).attachment.content)
+    assert export["facts"] == []
+
+
+async def test_a_fact_in_a_language_without_spaces_can_be_taught(companion: Companion) -> None:
+    answer = await _run(companion, "/teach 我的妹妹叫莉亚")
+    assert answer.startswith("Noted")
+    assert await companion.facts.count("ana", origin=Origin.TAUGHT) == 1
 
 
 async def test_a_taught_fact_comes_before_an_older_extracted_one_that_disagrees(

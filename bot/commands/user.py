@@ -179,11 +179,9 @@ class UserCommands:
 
     async def _forget_taught(self, user_id: str, what: str) -> str:
         if what.lower() == "all":
-            taught = await self._facts.newest(user_id, 10**9, origin=Origin.TAUGHT)
-            for fact in taught:
-                await self._facts.forget(user_id, fact.id)
+            count = await self._facts.forget_taught(user_id)
             self._dialogue.forget_last_recall(user_id)
-            return f"Forgotten: {len(taught)} facts you taught me."
+            return f"Forgotten: {count} facts you taught me."
         found = [f for f in await self._facts.find(user_id, what) if f.origin is Origin.TAUGHT]
         if len(found) != 1:
             problem = "Nothing you taught me" if not found else "More than one taught fact"

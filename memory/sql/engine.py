@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+import sqlite3
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -36,6 +38,10 @@ def _sqlite_engine(url: str, database: str | None) -> AsyncEngine:
         cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute("PRAGMA synchronous=NORMAL")
         cursor.execute("PRAGMA busy_timeout=30000")
+        try:  # the search by words ranks with ln(); some SQLite builds lack math functions
+            cursor.execute("SELECT ln(1)")
+        except sqlite3.OperationalError:
+            dbapi_connection.create_function("ln", 1, math.log, deterministic=True)
         cursor.close()
 
     return engine

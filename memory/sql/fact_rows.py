@@ -76,12 +76,20 @@ class SQLFactRows:
             return int((await conn.execute(query)).scalar_one())
 
     async def with_id_prefix(self, user_id: str, prefix: str) -> list[Fact]:
-        """The user's active facts whose id starts with `prefix` (hex digits only)."""
+        """The user's facts (active or retracted: forgetting covers both) whose id starts with
+        `prefix` (hex digits only)."""
         if not prefix or any(ch not in "0123456789abcdef" for ch in prefix):
             return []
         return await self._fetch(
-            select(facts).where(_active_of(user_id) & facts.c.id.startswith(prefix)).limit(2)
+            select(facts).where((facts.c.user_id == user_id) & facts.c.id.startswith(prefix))
+            .limit(2)
         )
+
+    async def delete_taught(self, user_id: str) -> int:
+        """Delete every fact the user taught, retracted ones too; returns how many went."""
+        where = (facts.c.user_id == user_id) & (facts.c.origin == Origin.TAUGHT.value)
+        async with self._engine.begin() as conn:
+            return int((await conn.execute(delete(facts).where(where))).rowcount)
 
     async def delete(self, user_id: str, fact_id: str | None = None) -> int:
         """Delete one of the user's facts, or all of them; returns how many went."""
@@ -100,9 +108,10 @@ class SQLFactRows:
                     .values(indexed=True)
                 )
 
-    async def unindexed(self, limit: int = 500) -> list[Fact]:
-        """Active facts the vector index may not hold yet (a crash, the embedder down)."""
-        query = (select(facts).where(facts.c.indexed.is_(False) & (facts.c.status == ACTIVE))
+    async def unindexed(self, limit: int = 500, *, status: str = ACTIVE) -> list[Fact]:
+        """Facts whose vectors may not match their row yet (a crash, the embedder down): active
+        ones the index may lack, retracted ones it may still hold."""
+        query = (select(facts).where(facts.c.indexed.is_(False) & (facts.c.status == status))
                  .order_by(facts.c.seq).limit(limit))
         return await self._fetch(query)
 

@@ -29,15 +29,16 @@ class SQLTopicRows:
         async with self._engine.begin() as conn:
             await conn.execute(insert(topics), [topic_row(topic) for topic in new_topics])
 
-    async def mark_indexed(self, user_id: str, topic_ids: Sequence[str], status: str) -> None:
-        """Record that the index matches these rows, if they still have `status` (a row merged
-        meanwhile stays marked for the next repair)."""
+    async def mark_indexed(self, user_id: str, topic_ids: Sequence[str], *, active: bool) -> None:
+        """Record that the index matches these rows: active ones are in it, the others (merged,
+        retracted) are out. A row whose status changed meanwhile stays marked for repair."""
         if topic_ids:
+            status = topics.c.status == ACTIVE if active else topics.c.status != ACTIVE
             async with self._engine.begin() as conn:
                 await conn.execute(
                     update(topics)
                     .where((topics.c.user_id == user_id) & topics.c.id.in_(list(topic_ids))
-                           & (topics.c.status == status))
+                           & status)
                     .values(indexed=True)
                 )
 
@@ -79,7 +80,8 @@ class SQLTopicRows:
         where = (topics.c.user_id == user_id) & (topics.c.id == topic_id) & (
             topics.c.status == ACTIVE)
         async with self._engine.begin() as conn:
-            result = await conn.execute(update(topics).where(where).values(status=RETRACTED))
+            result = await conn.execute(
+                update(topics).where(where).values(status=RETRACTED, indexed=False))
         return bool(result.rowcount)
 
     async def restore(self, user_id: str, id_prefix: str) -> Topic | None:
