@@ -71,9 +71,3 @@ class CitationFilter:
         for number in (int(n) for n in numbers.split(",")):
             if 1 <= number <= self._memories and number not in self._cited:
                 self._cited.append(number)
-
-
-def strip_citations(reply: str, memories: int) -> tuple[str, list[int]]:
-    """A whole reply without its marks, and the memories it cited."""
-    marks = CitationFilter(memories)
-    return marks.feed(reply) + marks.flush(), marks.cited

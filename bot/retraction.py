@@ -10,10 +10,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from bot.inbound import straight_quotes
 from memory.facts import FactStore
 from memory.feedback import FeedbackMemory
 from memory.topics import IndexedTopicStore
-from memory.types import Fact, Feedback, Topic
+from memory.types import Fact, Memory, Topic
 
 COMMAND = re.compile(r"^\s*/wrong(?:@\S+)?(?:\s+(?P<args>.*))?$", re.I | re.S)
 _ARGS = re.compile(r"^(?P<number>\d{1,4})\b[\s,:.-]*(?P<truth>.*)$", re.S)
@@ -25,8 +26,6 @@ _THATS_WRONG = re.compile(
 WRONG_USAGE = ("Usage: /wrong <n> [what is true], where n numbers a memory under /why. "
                "For example: /wrong 2 My sister's name is Lea")
 NO_REPLY_YET = "There is no reply of mine to fix yet: /why shows what my last reply used."
-
-Memory = Topic | Fact | Feedback
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,10 +56,6 @@ def thats_wrong(text: str) -> Wrong | None:
         return None
     return Wrong(None, match["truth"].strip())
 
-
-def straight_quotes(text: str) -> str:
-    """Phone keyboards type curly apostrophes (U+2019): the patterns here use straight ones."""
-    return text.replace("\u2019", "'").replace("\u2018", "'")
 
 
 class Retractions:

@@ -16,8 +16,8 @@ from datetime import UTC, datetime
 
 from bot.corrections import model_says_yes
 from bot.errors import ModelUnavailable, UserFacingError
+from bot.inbound import straight_quotes
 from bot.llm.base import ChatModel
-from bot.retraction import straight_quotes
 from memory.facts import FactStore
 from memory.lexical import STOP_WORDS
 from memory.types import Fact, Origin, Round, Speaker

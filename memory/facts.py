@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 from memory.lexical import query_terms
 from memory.protocols import Embedder, Vector
 from memory.sql.fact_rows import SQLFactRows, to_fact
-from memory.sql.retracted import ACTIVE, RETRACTED, restore_retracted
+from memory.sql.retracted import RETRACTED, restore_retracted
 from memory.sql.tables import facts
 from memory.types import Fact, Origin, Speaker
 from memory.vectors import ChromaIndex, VectorHit
@@ -76,7 +76,7 @@ class FactStore:
 
     async def retract(self, user_id: str, fact_id: str) -> Fact | None:
         """Take a fact the user says is wrong out of every search, kept for audit and undo."""
-        fact = await self.rows.set_status(user_id, fact_id, ACTIVE, RETRACTED)
+        fact = await self.rows.retract(user_id, fact_id)
         if fact is not None:
             try:
                 await self._unindex(fact)

@@ -32,7 +32,7 @@ MAX_COUNTED = 50_000  # token counts kept (a memory never changes, nor does its 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _TOPIC_HEAD = re.compile(r"^[^:]*?talked about [^:]*?\bsaid\b(?: that)?:?\s*", re.IGNORECASE)
 
-Memory = Topic | Fact
+Relevant = Topic | Fact  # what the Relevance slot holds
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,7 +56,7 @@ class Relevance:
         topics: TopicStore,
         facts: FactStore,
         counter: TokenCounter,
-        line: Callable[[Memory], str],
+        line: Callable[[Relevant], str],
         plan: RelevancePlan,
     ) -> None:
         """`line` renders a memory as the prompt shows it: that is what the budget counts."""
@@ -95,7 +95,7 @@ class Relevance:
         by_words = (self._facts.by_words(user_id, text, TAUGHT, taught=True)
                     if self.plan.by_words else _nothing())
         by_words_found, vector = await asyncio.gather(by_words, pending)
-        by_meaning: list[tuple[Memory, float]] = []
+        by_meaning: list[tuple[Relevant, float]] = []
         if vector is not None and self.plan.by_meaning:
             hits = await self._facts.by_meaning(user_id, vector, TAUGHT, taught=True)
             by_meaning = [(fact, score) for fact, score in hits if score >= self.plan.floor]
@@ -109,14 +109,14 @@ class Relevance:
         return [Found(h.topic, h.score, similarity=h.score, tokens=self._cost(h.topic))
                 for h in hits]
 
-    async def _by_words(self, user_id: str, text: str) -> list[tuple[Memory, float]]:
+    async def _by_words(self, user_id: str, text: str) -> list[tuple[Relevant, float]]:
         if not (self.plan.by_words and self.plan.facts):
             return []
         return list(await self._facts.by_words(user_id, text, FACT_CANDIDATES))
 
     async def _by_meaning(
         self, user_id: str, pending: Awaitable[Vector | None]
-    ) -> list[tuple[Memory, float]]:
+    ) -> list[tuple[Relevant, float]]:
         vector = await pending
         if vector is None or not self.plan.by_meaning:
             return []
@@ -125,7 +125,7 @@ class Relevance:
             self._facts.by_meaning(user_id, vector, FACT_CANDIDATES) if self.plan.facts
             else _nothing(),
         )
-        found: list[tuple[Memory, float]] = [(h.topic, h.score) for h in topic_hits]
+        found: list[tuple[Relevant, float]] = [(h.topic, h.score) for h in topic_hits]
         found += [(fact, score) for fact, score in fact_hits if score >= self.plan.floor]
         return sorted(found, key=lambda pair: -pair[1])
 
@@ -148,7 +148,7 @@ class Relevance:
             used += cost
         return kept
 
-    def _cost(self, memory: Memory) -> int:
+    def _cost(self, memory: Relevant) -> int:
         """Tokens of the memory's line; a memory never changes, so each is counted once."""
         key = memory_key(memory)
         cost = self._costs.get(key)
@@ -160,14 +160,14 @@ class Relevance:
 
 
 def fuse(
-    by_meaning: Sequence[tuple[Memory, float]], by_words: Sequence[tuple[Memory, float]]
+    by_meaning: Sequence[tuple[Relevant, float]], by_words: Sequence[tuple[Relevant, float]]
 ) -> list[Found]:
     """Reciprocal rank fusion of the two rankings, best first; each `Found` keeps the scores
     it was found with."""
     scores: dict[str, float] = {}
     similarity: dict[str, float] = {}
     words: dict[str, float] = {}
-    memories: dict[str, Memory] = {}
+    memories: dict[str, Relevant] = {}
     for ranking, scored in ((by_meaning, similarity), (by_words, words)):
         for rank, (memory, score) in enumerate(ranking, start=1):
             key = memory_key(memory)
@@ -181,7 +181,7 @@ def fuse(
             for k in order]
 
 
-def _said(memory: Memory) -> str:
+def _said(memory: Relevant) -> str:
     """What a memory says: a topic without its "The host and I talked about X, and the host
     said:" (the label alone repeats nothing)."""
     if isinstance(memory, Fact):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.citations import CitationFilter, strip_citations
+from bot.citations import CitationFilter
 
 
 def _streamed(pieces: list[str], memories: int) -> tuple[str, list[int]]:
@@ -12,7 +12,7 @@ def _streamed(pieces: list[str], memories: int) -> tuple[str, list[int]]:
 
 
 def test_marks_are_taken_out_and_only_memories_of_the_prompt_are_kept() -> None:
-    shown, cited = strip_citations("Your sister is Lea [2]. You live in Berlin [1, 9][3].", 3)
+    shown, cited = _streamed(["Your sister is Lea [2]. You live in Berlin [1, 9][3]."], 3)
     assert shown == "Your sister is Lea. You live in Berlin."
     assert cited == [2, 1, 3]  # 9 names no memory of this prompt
 
@@ -29,7 +29,7 @@ def test_what_only_looks_like_a_mark_is_left_alone() -> None:
 
 
 def test_without_numbered_memories_nothing_is_touched() -> None:
-    assert strip_citations("Step [1]: breathe.", 0) == ("Step [1]: breathe.", [])
+    assert _streamed(["Step [1]: breathe."], 0) == ("Step [1]: breathe.", [])
 
 
 def test_spaces_and_newlines_pass_through() -> None:

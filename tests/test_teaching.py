@@ -117,11 +117,8 @@ async def test_a_retracted_memory_can_be_restored(teachable: Companion, llm: Scr
 async def test_no_thats_wrong_right_after_why_fixes_the_one_memory_cited(
     teachable: Companion, llm: ScriptedLLM
 ) -> None:
-    await _said_fact(teachable, "ana", "I work as a nurse in Leeds.")
     await _said_fact(teachable, "ana", "My cat Miso hates the vacuum.")
-    llm.enqueue("You are a nurse [1].")
-    await _say(teachable, "What do I do for work?")
-    await _run(teachable, "/why")
+    await _why_of_a_cited_nurse(teachable, llm)
     llm.enqueue("A teacher then!")
     said, _ = await _say(teachable, "No, that's wrong: I'm a teacher in Leeds now")
     assert said.startswith('Noted: memory 1 ("I work as a nurse in Leeds.") is wrong')
@@ -132,10 +129,7 @@ async def test_no_thats_wrong_right_after_why_fixes_the_one_memory_cited(
 async def test_a_question_after_why_is_not_a_retraction(
     teachable: Companion, llm: ScriptedLLM
 ) -> None:
-    await _said_fact(teachable, "ana", "I work as a nurse in Leeds.")
-    llm.enqueue("You are a nurse [1].")
-    await _say(teachable, "What do I do for work?")
-    await _run(teachable, "/why")
+    await _why_of_a_cited_nurse(teachable, llm)
     llm.enqueue("It is.")
     said, _ = await _say(teachable, "That’s wrong to ask, isn't it?")
     assert not said.startswith("Noted")
@@ -264,6 +258,14 @@ async def test_a_message_that_may_be_teaching_is_put_to_a_capable_model(
     said, _ = await _say(companion, "Actually, I moved to Berlin in May")
     assert said.startswith('Noted, I\'ll remember: "I moved to Berlin in May."')
     assert [f.text for f in await companion.facts.newest("ana", 5)] == ["I moved to Berlin in May."]
+
+
+async def _why_of_a_cited_nurse(companion: Companion, llm: ScriptedLLM) -> None:
+    """A stored fact, a reply that cites it, and /why shown: what "that's wrong" is about."""
+    await _said_fact(companion, "ana", "I work as a nurse in Leeds.")
+    llm.enqueue("You are a nurse [1].")
+    await _say(companion, "What do I do for work?")
+    await _run(companion, "/why")
 
 
 async def _said_fact(companion: Companion, user: str, text: str) -> Fact:

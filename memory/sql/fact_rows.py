@@ -10,7 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from memory.sql.engine import as_utc, utcnow
 from memory.sql.fact_search import facts_by_words
-from memory.sql.retracted import ACTIVE
+from memory.sql.retracted import ACTIVE, retract_row
 from memory.sql.tables import facts
 from memory.types import Fact, Origin, Speaker
 
@@ -59,16 +59,9 @@ class SQLFactRows:
         query = select(facts).where(_active_of(user_id, Origin.TAUGHT) & (facts.c.text == text))
         return await self._fetch(query.limit(1))
 
-    async def set_status(self, user_id: str, fact_id: str, old: str, new: str) -> Fact | None:
-        """Move one of the user's facts from status `old` to `new` (retract, restore); the fact,
-        or None when it was not there in status `old`."""
-        where = (facts.c.user_id == user_id) & (facts.c.id == fact_id) & (facts.c.status == old)
-        async with self._engine.begin() as conn:
-            row = (await conn.execute(select(facts).where(where))).mappings().first()
-            if row is None:
-                return None
-            await conn.execute(update(facts).where(where).values(status=new, indexed=False))
-        return to_fact(row)
+    async def retract(self, user_id: str, fact_id: str) -> Fact | None:
+        row = await retract_row(self._engine, facts, user_id, fact_id)
+        return None if row is None else to_fact(row)
 
     async def count(self, user_id: str, *, origin: Origin | None = None) -> int:
         query = select(func.count()).select_from(facts).where(_active_of(user_id, origin))

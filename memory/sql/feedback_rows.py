@@ -12,7 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from memory.feedback_match import normalize_key
 from memory.sql.engine import as_utc
-from memory.sql.retracted import RETRACTED, restore_retracted
+from memory.sql.retracted import restore_retracted, retract_row
 from memory.sql.tables import feedback
 from memory.types import Feedback
 
@@ -131,12 +131,8 @@ class SQLFeedbackRows:
         return gone
 
     async def retract(self, user_id: str, feedback_id: str) -> bool:
-        """Mark one of the user's own active corrections retracted, kept for audit."""
-        where = ((feedback.c.user_id == user_id) & (feedback.c.id == feedback_id)
-                 & (feedback.c.status == ACTIVE))
-        async with self._engine.begin() as conn:
-            result = await conn.execute(update(feedback).where(where).values(status=RETRACTED))
-        return bool(result.rowcount)
+        """Only the user's own corrections: a promoted one of someone else is not theirs."""
+        return await retract_row(self._engine, feedback, user_id, feedback_id) is not None
 
     async def restore(self, user_id: str, id_prefix: str) -> Feedback | None:
         row = await restore_retracted(self._engine, feedback, user_id, id_prefix)

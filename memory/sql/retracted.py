@@ -1,5 +1,6 @@
-"""Undoing a retraction (`/wrong`): one of the user's retracted rows, found by id prefix, made
-active again. Topics, facts and corrections share the `status` and `indexed` columns it uses."""
+"""Retracting (`/wrong`) and restoring a memory: one of the user's rows leaves `active` and comes
+back, found by id or id prefix. Topics, facts and corrections share the `status` and `indexed`
+columns used here; `indexed = False` tells the sweep the vector index may not match yet."""
 
 from __future__ import annotations
 
@@ -11,6 +12,17 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 ACTIVE = "active"
 RETRACTED = "retracted"
 _HEX = frozenset("0123456789abcdef")
+
+
+async def retract_row(engine: AsyncEngine, table: Table, user_id: str, row_id: str) -> Any | None:
+    """Mark one of the user's active rows retracted (kept for audit and undo); the row as it
+    was, or None when the user has no such active row."""
+    where = (table.c.user_id == user_id) & (table.c.id == row_id) & (table.c.status == ACTIVE)
+    async with engine.begin() as conn:
+        row = (await conn.execute(select(table).where(where))).mappings().first()
+        if row is not None:
+            await conn.execute(update(table).where(where).values(status=RETRACTED, indexed=False))
+    return row
 
 
 async def restore_retracted(

@@ -10,7 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from memory.labels import label_key
 from memory.sql.engine import as_utc
-from memory.sql.retracted import RETRACTED, restore_retracted
+from memory.sql.retracted import restore_retracted, retract_row
 from memory.sql.tables import topics
 from memory.types import Topic
 
@@ -76,13 +76,7 @@ class SQLTopicRows:
         return count
 
     async def retract(self, user_id: str, topic_id: str) -> bool:
-        """Mark one of the user's active topics retracted (said to be wrong), kept for audit."""
-        where = (topics.c.user_id == user_id) & (topics.c.id == topic_id) & (
-            topics.c.status == ACTIVE)
-        async with self._engine.begin() as conn:
-            result = await conn.execute(
-                update(topics).where(where).values(status=RETRACTED, indexed=False))
-        return bool(result.rowcount)
+        return await retract_row(self._engine, topics, user_id, topic_id) is not None
 
     async def restore(self, user_id: str, id_prefix: str) -> Topic | None:
         row = await restore_retracted(self._engine, topics, user_id, id_prefix)
