@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from jobs.drafts import FactDraft, NothingUsable, Voices
 from jobs.parsing import grounded, stems
@@ -21,9 +22,10 @@ def parse_facts(output: str, rounds: Sequence[Round], voices: Voices) -> list[Fa
     lines but none that the conversation bears out (a template echoed, a chat continued)."""
     lines = [_ITEM.sub("", line).strip() for line in output.splitlines()]
     lines = [line for line in lines if line and not _NOTHING.match(line)]
+    said = {speaker: _said_by(speaker, rounds) for speaker in Speaker}
     drafts: list[FactDraft] = []
     for line in lines:
-        draft = _draft(line, rounds, voices)
+        draft = _draft(line, said, voices)
         if draft is not None and all(d.text != draft.text for d in drafts):
             drafts.append(draft)
     if lines and not drafts:
@@ -31,17 +33,30 @@ def parse_facts(output: str, rounds: Sequence[Round], voices: Voices) -> list[Fa
     return drafts
 
 
-def _draft(line: str, rounds: Sequence[Round], voices: Voices) -> FactDraft | None:
+@dataclass(frozen=True, slots=True)
+class _Said:
+    """What one speaker said in the window: per round, and all of it, as stems."""
+
+    rounds: list[tuple[Round, set[str]]]
+    everything: set[str]
+
+
+def _said_by(speaker: Speaker, rounds: Sequence[Round]) -> _Said:
+    words = [(r, r.user_text if speaker is Speaker.USER else r.reply_text or "") for r in rounds]
+    return _Said([(r, stems(text)) for r, text in words],
+                 stems(" ".join(text for _, text in words)))
+
+
+def _draft(line: str, said: dict[Speaker, _Said], voices: Voices) -> FactDraft | None:
     speaker, text = _speaker(line, voices)
     text = text.strip().strip("\"“”").strip()
     if _PLACEHOLDER.search(text) or not carries_information(text):
         return None
-    said = [(r, r.user_text if speaker is Speaker.USER else r.reply_text or "") for r in rounds]
-    if not grounded(text, stems(" ".join(words for _, words in said))):
+    if not grounded(text, said[speaker].everything):
         return None
     mine = stems(text)
     # Provenance: the round whose words the fact shares most (the later one on a tie).
-    source = max(said, key=lambda pair: (len(mine & stems(pair[1])), pair[0].id))[0]
+    source = max(said[speaker].rounds, key=lambda pair: (len(mine & pair[1]), pair[0].id))[0]
     return FactDraft(text, speaker, (source.id,), source.created_at)
 
 
