@@ -34,7 +34,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from benchmarks.recall_data import Conversation, Side, carries_nothing, load, quotable
+from benchmarks.recall_data import DATA, Conversation, Side, carries_nothing, load, quotable
 from bot.app import Companion, open_companion
 from bot.ingest import ingest, read_exchanges
 from bot.prompt import memory_line
@@ -238,6 +238,8 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="default settings only")
     args = parser.parse_args()
     conversations = load()
+    if not conversations:
+        raise SystemExit(f"No conversations in {DATA}: the project must sit beside ../shared.")
     asked = sum(len(side.questions) for c in conversations for side in c.sides)
     print(f"{len(conversations)} conversations, {asked} questions "
           f"({sum(c.unanswerable for c in conversations)} left out: no evidence turn)")
