@@ -32,15 +32,19 @@ from bot.prompt import memory_line
 from bot.retraction import Retractions
 from bot.settings import EmbeddingSettings, LLMSettings, Settings
 from bot.teaching import Teaching
+from jobs.belief_checks import BeliefChecker
 from jobs.drafts import Summarizer
 from jobs.extractive import ExtractiveSummarizer
 from jobs.fallback import FallbackSummarizer
+from jobs.judge import HeuristicJudge, Judge
 from jobs.labels import LabelResolver
 from jobs.llm_summarizer import LLMSummarizer
+from jobs.model_judge import ModelJudge
 from jobs.queue import JobQueue
 from jobs.scheduler import SweepScheduler
 from jobs.topic_writes import TopicWrites
 from jobs.worker import Cadence, MemoryWorker
+from memory.beliefs import BeliefSettings
 from memory.embeddings.onnx_minilm import OnnxMiniLM
 from memory.embeddings.openai_api import OpenAIEmbedder
 from memory.embeddings.packaged import (
@@ -52,6 +56,7 @@ from memory.facts import FactStore
 from memory.feedback import FeedbackMemory, LookupSettings
 from memory.protocols import Embedder
 from memory.relevance import Relevance, RelevancePlan
+from memory.sql.belief_rows import SQLBeliefRows
 from memory.sql.engine import open_engine
 from memory.sql.fact_rows import SQLFactRows
 from memory.sql.feedback_rows import SQLFeedbackRows
@@ -84,6 +89,7 @@ class Companion:
     commands: Commands
     worker: MemoryWorker
     access: AccessPolicy
+    beliefs: SQLBeliefRows
 
     async def add_topic(self, user_id: str, label: str, description: str) -> Topic:
         """Store a topic description for a user (Python API)."""
@@ -133,7 +139,8 @@ async def open_companion(
 
         model = model or build_chat_model(settings.llm)
         stack.push_async_callback(model.aclose)
-        worker = build_worker(settings, engine, topics, facts, model, embedder, personas)
+        beliefs = SQLBeliefRows(engine, flipped_confidence=settings.beliefs.flipped_confidence)
+        worker = build_worker(settings, engine, topics, facts, beliefs, model, embedder, personas)
         stack.push_async_callback(worker.aclose)
         if sweep:
             scheduler = SweepScheduler(worker, settings.sql_url, settings.memory.sweep_minutes)
@@ -147,7 +154,7 @@ async def open_companion(
             confirm=confirms,
             share_with_everyone=settings.feedback.share_with_everyone,
         )
-        teaching = Teaching(facts, model, confirm=confirms)
+        teaching = Teaching(facts, model, confirm=confirms, on_taught=worker.beliefs_added)
         retractions = Retractions(topics, facts, feedback)
         dialogue = Dialogue(
             rounds=rounds,
@@ -162,18 +169,20 @@ async def open_companion(
             corrections=corrections,
             teaching=teaching,
             retractions=retractions,
+            beliefs=beliefs,
             on_round_stored=worker.round_stored,
         )
         access = AccessPolicy.from_settings(settings)
         commands = Commands(
             dialogue,
             UserCommands(dialogue, rounds, topics, facts, feedback, UserExport(engine), teaching,
-                         retractions),
+                         retractions, beliefs),
             AdminCommands(
                 dialogue=dialogue,
                 rounds=rounds,
                 topics=topics,
                 facts=facts,
+                beliefs=beliefs,
                 feedback=feedback,
                 worker=worker,
                 stats=lambda: memory_stats(engine),
@@ -182,7 +191,7 @@ async def open_companion(
         )
         yield Companion(
             settings, dialogue, rounds, topics, facts, relevance, feedback, embedder, model,
-            commands, worker, access,
+            commands, worker, access, beliefs,
         )
 
 
@@ -201,6 +210,7 @@ def build_worker(
     engine: AsyncEngine,
     topics: IndexedTopicStore,
     facts: FactStore,
+    beliefs: SQLBeliefRows,
     model: ChatModel,
     embedder: Embedder,
     personas: dict[str, Persona],
@@ -218,6 +228,9 @@ def build_worker(
         writes=TopicWrites(engine, queue),
         topics=topics,
         facts=facts,
+        beliefs=BeliefChecker(beliefs, facts, embedder, build_judge(settings, model),
+                              BeliefSettings(margin=settings.beliefs.margin,
+                                             flipped_confidence=settings.beliefs.flipped_confidence)),
         summarizer=build_summarizer(settings, model, embedder),
         labels=LabelResolver(embedder, memory.label_similarity),
         personas=personas,
@@ -251,6 +264,15 @@ def _is_demo_model(settings: LLMSettings) -> bool:
 
 def _confirms_corrections(mode: str, settings: LLMSettings) -> bool:
     return mode == "always" or (mode == "auto" and not _is_demo_model(settings))
+
+
+def build_judge(settings: Settings, model: ChatModel) -> Judge:
+    """`auto` asks the model only when it is not the bundled demo model (too small to judge)."""
+    mode = settings.beliefs.judge
+    if mode == "heuristic" or (mode == "auto" and _is_demo_model(settings.llm)):
+        return HeuristicJudge()
+    return ModelJudge(model, timeout_seconds=settings.beliefs.judge_timeout_seconds,
+                      user_name=settings.chat.user_name)
 
 
 def build_summarizer(settings: Settings, model: ChatModel, embedder: Embedder) -> Summarizer:

@@ -32,6 +32,7 @@ from memory.protocols import (
     Vector,
 )
 from memory.relevance import Relevance
+from memory.sql.belief_rows import SQLBeliefRows
 from memory.types import Found, Memory, Recall, Round, ScoredFeedback, Topic, memory_key
 from personas.loader import Persona
 
@@ -118,6 +119,7 @@ class Dialogue:
         corrections: Corrections,
         teaching: Teaching,
         retractions: Retractions,
+        beliefs: SQLBeliefRows,
         on_round_stored: Callable[[str, int], None] | None = None,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
     ) -> None:
@@ -136,6 +138,7 @@ class Dialogue:
         self._corrections = corrections
         self._teaching = teaching
         self._retractions = retractions
+        self._beliefs = beliefs
         self._on_round_stored = on_round_stored
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = (
             weakref.WeakValueDictionary()
@@ -235,7 +238,7 @@ class Dialogue:
                                            before_round=round_.id)
                 return recall, caught.original, _noted(caught)
             taught = await self._teaching.catch(round_)
-            recall = await self._with_recency(incoming.user_id, round_.id, memories)
+            recall = await self._with_recency(incoming.user_id, round_.id, memories, ask=True)
             return recall, round_.user_text, taught_note(taught) + "\n\n" if taught else ""
         except BaseException:  # the message stays stored; the round must not stay pending
             await asyncio.shield(self._rounds.fail_round(round_, None))
@@ -326,15 +329,18 @@ class Dialogue:
         return await self._with_recency(user_id, before_round, self._memories(user_id, text))
 
     async def _with_recency(
-        self, user_id: str, before_round: int | None, memories: Awaitable[Memories]
+        self, user_id: str, before_round: int | None, memories: Awaitable[Memories],
+        *, ask: bool = False,
     ) -> Recall:
-        recent, (relevant, latest, clarifications) = await asyncio.gather(
+        """`ask`: a reply in a private chat, which may ask about two beliefs that disagree."""
+        recent, (relevant, latest, clarifications), to_check = await asyncio.gather(
             self._rounds.recent_rounds(user_id, self._chat.recency_rounds, before_id=before_round),
             memories,
+            self._beliefs.next_question(user_id) if ask else _nothing(),
         )
         return Recall(recent=fit_recent(recent, self._chat.recency_max_chars),
                       relevant=tuple(relevant), latest=tuple(latest),
-                      clarifications=tuple(clarifications))
+                      clarifications=tuple(clarifications), to_check=to_check or ())
 
     async def _memories(self, user_id: str, text: str) -> Memories:
         """Relevance, Latest_topics and clarifications: the reads run together, and the message
@@ -409,6 +415,10 @@ class Dialogue:
             )
         await self._profiles.set_persona(user_id, name)
         return self.personas[name]
+
+
+async def _nothing() -> None:
+    return None
 
 
 def _drop(pending: asyncio.Future[Memories] | None) -> None:

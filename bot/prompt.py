@@ -63,6 +63,17 @@ def build_messages(
             _block(_lines(numbered, len(recall.relevant) + len(recall.latest),
                           len(recall.clarifications))),
         ]
+    if recall.to_check:
+        start = len(numbered) - len(recall.to_check)
+        earlier, later = recall.to_check
+        sections += [
+            f"Something to check: these two memories of the {user_name} disagree, and you "
+            "cannot tell which is true now:",
+            _block(_lines(numbered, start, len(recall.to_check))),
+            f"Ask the {user_name} about it once, briefly and kindly, in this reply (for example: "
+            f"\"Earlier you said \"{_plain(earlier.text)}\"; now \"{_plain(later.text)}\". "
+            "Which is true now?\").",
+        ]
     if numbered:
         sections.append(CITE)
     sections += [
@@ -79,6 +90,10 @@ def build_messages(
         {"role": "system", "content": "\n".join(sections)},
         {"role": "user", "content": message},
     ]
+
+
+def _plain(text: str) -> str:
+    return text.strip().rstrip(".!")
 
 
 def _block(body: str) -> str:

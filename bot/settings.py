@@ -79,6 +79,13 @@ class FeedbackSettings(_Section):
     confirm_with_model: Literal["auto", "always", "never"] = "auto"
 
 
+class BeliefsSettings(_Section):
+    judge: Literal["auto", "model", "heuristic"] = "auto"
+    margin: float = Field(0.1, ge=0.0, le=1.0)
+    flipped_confidence: float = Field(0.3, ge=0.0, le=1.0)
+    judge_timeout_seconds: float = Field(60.0, gt=0)
+
+
 class SQLSettings(_Section):
     url: str = ""
 
@@ -126,6 +133,7 @@ class Settings(BaseSettings):
     embeddings: EmbeddingSettings = EmbeddingSettings()
     memory: MemorySettings = MemorySettings()
     feedback: FeedbackSettings = FeedbackSettings()
+    beliefs: BeliefsSettings = BeliefsSettings()
     sql: SQLSettings = SQLSettings()
     vector: VectorSettings = VectorSettings()
     access: AccessSettings = AccessSettings()

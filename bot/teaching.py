@@ -75,12 +75,16 @@ class Teaching:
 
     def __init__(
         self, facts: FactStore, model: ChatModel, *, confirm: bool,
+        on_taught: Callable[[str], None] | None = None,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
     ) -> None:
-        """`confirm`: ask the model about messages that may be teaching (a capable model)."""
+        """`confirm`: ask the model about messages that may be teaching (a capable model).
+        `on_taught(user_id)` runs after a fact is stored: the hook for the belief check, which
+        must return at once."""
         self._facts = facts
         self._model = model
         self._confirm = confirm
+        self._on_taught = on_taught
         self._clock = clock
 
     async def teach(self, user_id: str, statement: str, round_id: int | None = None) -> Fact:
@@ -98,6 +102,8 @@ class Teaching:
         except Exception:  # stored: found by words now, by meaning once the sweep indexes it
             log.warning("Taught fact %s is not indexed by meaning yet", fact.id[:8],
                         exc_info=True)
+        if self._on_taught is not None:
+            self._on_taught(user_id)
         return fact
 
     async def catch(self, round_: Round) -> Fact | None:

@@ -24,6 +24,7 @@ from memory.sql.tables import memory_jobs, memory_progress, rounds
 SUMMARIZE = "summarize"
 MERGE = "merge"
 FACTS = "facts"  # facts for a window summarized before facts existed (see migration 3)
+BELIEFS = "beliefs"  # check a user's new beliefs against the ones before them
 PENDING, RUNNING, DONE, FAILED = "pending", "running", "done", "failed"
 
 
@@ -134,6 +135,21 @@ class JobQueue:
                                           topic_ids=json.dumps(sorted(topic_ids)))
         except IntegrityError:
             return None
+
+    async def enqueue_beliefs(self, user_id: str, through: int) -> Job | None:
+        """Queue a check of the user's unchecked beliefs, up to row `through`; None when that
+        check is queued (or done) already."""
+        key = f"beliefs:{_digest(user_id)}:{through}"
+        try:
+            async with self._engine.begin() as conn:
+                return await self._insert(conn, key, BELIEFS, user_id)
+        except IntegrityError:
+            return None
+
+    async def finish(self, job: Job) -> None:
+        """Done: a job whose results were committed as it went (a belief check)."""
+        async with self._engine.begin() as conn:
+            await self.complete(conn, job)
 
     async def _insert(self, conn: AsyncConnection, key: str, kind: str, user_id: str,
                       **values: Any) -> Job:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from memory.claims import claim_of
 from memory.lexical import STOP_WORDS
 
 _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+|\n+")
@@ -104,10 +105,12 @@ def user_facts(text: str) -> list[str]:
 
 def suggestions(text: str) -> list[str]:
     """Sentences of the companion worth keeping as facts: concrete suggestions and answers,
-    the ones that name something (a title, a place, a person, a number) or give advice."""
+    the ones that name something (a title, a place, a person, a number) or give advice, and
+    what it says about itself that a later statement could contradict ("I love jazz")."""
     return [
         s for s in split_sentences(text)
-        if carries_information(s) and _concrete(core(s))
+        if carries_information(s)
+        and (_concrete(core(s)) or (_FIRST_PERSON.search(s) and claim_of(s) is not None))
     ]
 
 

@@ -12,24 +12,27 @@ import asyncio
 import hashlib
 import logging
 import uuid
-from collections.abc import Sequence
+from collections.abc import Coroutine, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import Any
 
 from bot.errors import ModelUnavailable
+from jobs.belief_checks import BeliefChecker
 from jobs.drafts import FactDraft, NothingUsable, Summarizer, Voices
+from jobs.judge import JudgeUnusable
 from jobs.labels import LabelResolver
-from jobs.queue import FACTS, MERGE, SUMMARIZE, Job, JobQueue, LostClaim
+from jobs.queue import BELIEFS, FACTS, MERGE, SUMMARIZE, Job, JobQueue, LostClaim
 from jobs.topic_writes import StaleMerge, StaleWindow, TopicWrites
 from memory.facts import FactStore
 from memory.protocols import EmbeddingUnavailable
 from memory.topics import IndexedTopicStore
-from memory.types import Fact, Round, Topic
+from memory.types import Fact, Round, Speaker, Topic
 from personas.loader import Persona
 
 log = logging.getLogger(__name__)
 # What a later attempt may well get past (the model or the embedder is down or talks nonsense).
-RETRYABLE = (ModelUnavailable, NothingUsable, EmbeddingUnavailable)
+RETRYABLE = (ModelUnavailable, NothingUsable, EmbeddingUnavailable, JudgeUnusable)
 # The job's rounds or topics changed under it: there is nothing left for it to do.
 OBSOLETE = (StaleWindow, StaleMerge)
 
@@ -45,6 +48,8 @@ class SweepReport:
     summarized: int = 0
     merged: int = 0
     backfilled: int = 0  # windows of before facts existed that got their facts
+    beliefs_checked: int = 0
+    superseded: int = 0  # beliefs a newer or stronger one replaced
     failed: int = 0
     reindexed: int = 0
     jobs: list[str] = field(default_factory=list)
@@ -61,6 +66,7 @@ class MemoryWorker:
         writes: TopicWrites,
         topics: IndexedTopicStore,
         facts: FactStore,
+        beliefs: BeliefChecker,
         summarizer: Summarizer,
         labels: LabelResolver,
         personas: dict[str, Persona],
@@ -72,6 +78,7 @@ class MemoryWorker:
         self._writes = writes
         self._topics = topics
         self._facts = facts
+        self._beliefs = beliefs
         self._summarizer = summarizer
         self._labels = labels
         self._personas = personas
@@ -88,9 +95,22 @@ class MemoryWorker:
     def round_stored(self, user_id: str, pending: int) -> None:
         """Called after each stored round: start upkeep in the background when it is due."""
         if pending >= self.cadence.summarize_every:
-            task = asyncio.get_running_loop().create_task(self.upkeep(user_id))
-            self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
+            self._in_background(self.upkeep(user_id))
+
+    def beliefs_added(self, user_id: str) -> None:
+        """Called after a fact is taught: check it against the user's beliefs, in the
+        background (never on the reply's path)."""
+        self._in_background(self.check_beliefs(user_id))
+
+    def _in_background(self, work: Coroutine[Any, Any, SweepReport]) -> None:
+        task = asyncio.get_running_loop().create_task(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def check_beliefs(self, user_id: str) -> SweepReport:
+        """Queue and run the check of the user's unchecked beliefs (and whatever else is due)."""
+        await self._enqueue_beliefs(user_id)
+        return await self._run_due(user_id)
 
     async def upkeep(self, user_id: str) -> SweepReport:
         """Queue and run everything due for one user."""
@@ -119,6 +139,8 @@ class MemoryWorker:
         for user_id in await self.queue.users_with_pending(self.cadence.summarize_every):
             await self.queue.enqueue_summaries(user_id, self.cadence.summarize_every)
         await self._enqueue_merges(None)
+        for user_id in await self._beliefs.rows.users_with_unchecked():
+            await self._enqueue_beliefs(user_id)
         report = await self._run_due(None)
         report.reindexed = await self.reindex()
         return report
@@ -143,6 +165,11 @@ class MemoryWorker:
             elif job.kind == FACTS:
                 await self._backfill_facts(job)
                 report.backfilled += 1
+            elif job.kind == BELIEFS:
+                checked = await self._beliefs.check_user(job.user_id)
+                await self.queue.finish(job)
+                report.beliefs_checked += checked.checked
+                report.superseded += checked.superseded
             report.jobs.append(job.key)
         except LostClaim as error:  # another worker has it now; nothing of ours was committed
             log.warning("Memory job %s: %s", job.key, error)
@@ -185,7 +212,9 @@ class MemoryWorker:
 
     async def _find_facts(self, job: Job, rounds: Sequence[Round]) -> list[Fact]:
         drafts = await self._summarizer.facts(rounds, self._voices(rounds)) if rounds else []
-        return [_fact(job, i, d) for i, d in enumerate(drafts)]
+        by_id = {r.id: r for r in rounds}
+        return [_fact(job, i, d, [by_id[n] for n in d.round_ids if n in by_id])
+                for i, d in enumerate(drafts)]
 
     async def _merge(self, job: Job) -> None:
         sources = await self._writes.active_topics(job.user_id, job.topic_ids)
@@ -213,6 +242,13 @@ class MemoryWorker:
         except EmbeddingUnavailable as error:
             log.warning("Memory job %s: indexing left to the next sweep: %s", job.key, error)
         await self._enqueue_merges(job.user_id)
+        if new_facts:
+            await self._enqueue_beliefs(job.user_id)
+
+    async def _enqueue_beliefs(self, user_id: str) -> None:
+        through = await self._beliefs.rows.newest_unchecked(user_id)
+        if through is not None:
+            await self.queue.enqueue_beliefs(user_id, through)
 
     async def _enqueue_merges(self, user_id: str | None) -> None:
         for user, key, ids in await self._writes.ready_to_merge(self.cadence.merge_at, user_id):
@@ -252,10 +288,15 @@ class MemoryWorker:
         await asyncio.gather(*self._tasks, return_exceptions=True)
 
 
-def _fact(job: Job, index: int, draft: FactDraft) -> Fact:
-    """Like topic ids, fact ids come from the job: a rerun can never duplicate a fact."""
+def _fact(job: Job, index: int, draft: FactDraft, sources: Sequence[Round]) -> Fact:
+    """Like topic ids, fact ids come from the job: a rerun can never duplicate a fact. A fact
+    is `inferred` when its words are not the speaker's own (a model wrote it)."""
+    said = " ".join((r.user_text if draft.speaker is Speaker.USER else r.reply_text or "")
+                    for r in sources).casefold()
     return Fact(id=_stable_id(f"{job.key}/fact", index), user_id=job.user_id, text=draft.text,
-                speaker=draft.speaker, said_at=draft.said_at, round_ids=draft.round_ids)
+                speaker=draft.speaker, said_at=draft.said_at, round_ids=draft.round_ids,
+                persona=sources[0].persona if sources else "",
+                inferred=draft.text.casefold().rstrip(".!") not in said)
 
 
 def _stable_id(job_key: str, index: int) -> str:

@@ -8,6 +8,7 @@ import logging
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
+from memory.beliefs import SUPERSEDED
 from memory.lexical import query_terms
 from memory.protocols import Embedder, Vector
 from memory.sql.fact_rows import SQLFactRows, to_fact
@@ -78,11 +79,7 @@ class FactStore:
         """Take a fact the user says is wrong out of every search, kept for audit and undo."""
         fact = await self.rows.retract(user_id, fact_id)
         if fact is not None:
-            try:
-                await self._unindex(fact)
-            except Exception:  # the row is retracted: the sweep takes the vector out later
-                log.warning("Retracted fact %s is still in the vector index", fact.id[:8],
-                            exc_info=True)
+            await self.unindex([fact])
         return fact
 
     async def forget_taught(self, user_id: str) -> int:
@@ -92,8 +89,12 @@ class FactStore:
         return deleted
 
     async def restore(self, user_id: str, id_prefix: str) -> Fact | None:
-        """Undo a retraction (the retracted fact whose id starts so): it is searched again."""
-        row = await restore_retracted(self.rows.engine, facts, user_id, id_prefix)
+        """Undo a retraction, or a supersession (the retracted or superseded fact whose id
+        starts so): it is searched again. A superseded belief comes back with the confidence
+        it lost with, and the belief that superseded it stays."""
+        row = (await restore_retracted(self.rows.engine, facts, user_id, id_prefix)
+               or await restore_retracted(self.rows.engine, facts, user_id, id_prefix,
+                                          status=SUPERSEDED, superseded_by=None))
         if row is None:
             return None
         fact = to_fact(row)
@@ -120,11 +121,20 @@ class FactStore:
             for user_id in dict.fromkeys(f.user_id for f in stale):
                 await self.index([f for f in stale if f.user_id == user_id])
             repaired += len(stale)
-        while retracted := await self.rows.unindexed(status=RETRACTED):
-            for fact in retracted:
-                await self._unindex(fact)
-            repaired += len(retracted)
+        for status in (RETRACTED, SUPERSEDED):
+            while gone := await self.rows.unindexed(status=status):
+                for fact in gone:
+                    await self._unindex(fact)
+                repaired += len(gone)
         return repaired
+
+    async def unindex(self, gone: Sequence[Fact]) -> None:
+        """Take facts that left `active` out of the vector index; the sweep retries."""
+        for fact in gone:
+            try:
+                await self._unindex(fact)
+            except Exception:
+                log.warning("Fact %s is still in the vector index", fact.id[:8], exc_info=True)
 
     async def _unindex(self, fact: Fact) -> None:
         await self._indexes[fact.origin].delete(fact.user_id, [fact.id])

@@ -77,6 +77,8 @@ class Fact:
     said_at: datetime  # when the round it came from was said
     round_ids: tuple[int, ...]  # provenance: the rounds it came from
     origin: Origin = Origin.SAID
+    persona: str = ""  # the persona of the rounds it came from ("" when not known)
+    inferred: bool = False  # a model's wording of what was said, not the speaker's own words
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,12 +146,14 @@ class Recall:
     relevant: tuple[Found, ...]
     latest: tuple[Topic, ...]
     clarifications: tuple[ScoredFeedback, ...] = ()
+    # Two beliefs that disagree, earlier first, to ask the user about once (see memory.beliefs).
+    to_check: tuple[Fact, ...] = ()
 
     def numbered(self) -> tuple[Memory, ...]:
         """The memories as the prompt numbers them, from 1: Relevance, then Latest_topics,
-        then clarifications. A reply cites them by these numbers."""
+        then clarifications, then the beliefs to check. A reply cites them by these numbers."""
         return (*(f.memory for f in self.relevant), *self.latest,
-                *(c.feedback for c in self.clarifications))
+                *(c.feedback for c in self.clarifications), *self.to_check)
 
     @classmethod
     def empty(cls) -> Recall:

@@ -81,6 +81,8 @@ def make_settings(
     llm_section.update(sections.pop("llm", {}))
     # Tests share one chroma server: a collection prefix of its own keeps each test apart.
     vector = {"collection": f"t{uuid.uuid4().hex[:12]}", **sections.pop("vector", {})}
+    # The scripted model answers chat; a test of the model judge asks for it.
+    sections.setdefault("beliefs", {"judge": "heuristic"})
     return load_settings(
         None,
         data_dir=str(tmp_path / "data"),

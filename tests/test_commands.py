@@ -181,7 +181,8 @@ async def test_export_and_forget_all_cover_facts(companion: Companion) -> None:
     assert data["facts"] == [{
         "id": data["facts"][0]["id"], "text": "I adopted a cat named Miso.", "said_by": "you",
         "said_at": "2023-05-08T13:56:00+00:00", "from_rounds": [1], "origin": "said",
-        "status": "active"}]
+        "status": "active", "superseded_by": None, "about": "user", "confidence": 0.8,
+        "times_said": 1}]
     assert "baker" not in answer.attachment.content.decode()
     assert "1 facts" in await _run(companion, "ana", "/forget all")
     data = json.loads((await companion.commands.run("ana", "/export")).attachment.content)

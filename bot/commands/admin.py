@@ -11,6 +11,7 @@ from bot.commands.replies import (
     feedback_line,
     job_line,
     round_lines,
+    superseded_line,
     sweep_line,
     topic_line,
 )
@@ -22,6 +23,7 @@ from jobs.worker import MemoryWorker
 from memory.facts import FactStore
 from memory.feedback import FeedbackMemory
 from memory.protocols import RoundStore, TopicStore
+from memory.sql.belief_rows import SQLBeliefRows
 from memory.sql.stats import MemoryStats
 from memory.types import Feedback, Origin
 
@@ -30,6 +32,7 @@ ADMIN_HELP = """Admin commands (user ids look like telegram:123 or discord:456):
 /admin topics <user>             a user's topics with ids
 /admin facts <user> [n]          a user's newest n facts with ids (default 20)
 /admin taught <user>             the facts a user taught
+/admin beliefs <user>            a user's superseded beliefs and open questions
 /admin turns <user> [n]          a user's last n rounds (default 10)
 /admin jobs                      memory jobs waiting, running or failed
 /admin summarize <user>          summarize a user's waiting rounds now
@@ -42,6 +45,7 @@ ADMIN_HELP = """Admin commands (user ids look like telegram:123 or discord:456):
 MAX_TURNS = 50
 MAX_JOBS = 30
 MAX_FEEDBACK = 30
+MAX_SUPERSEDED = 50
 
 
 class AdminCommands:
@@ -54,6 +58,7 @@ class AdminCommands:
         rounds: RoundStore,
         topics: TopicStore,
         facts: FactStore,
+        beliefs: SQLBeliefRows,
         feedback: FeedbackMemory,
         worker: MemoryWorker,
         stats: Callable[[], Awaitable[MemoryStats]],
@@ -62,6 +67,7 @@ class AdminCommands:
         self._rounds = rounds
         self._topics = topics
         self._facts = facts
+        self._beliefs = beliefs
         self._feedback = feedback
         self._worker = worker
         self._stats = stats
@@ -73,6 +79,7 @@ class AdminCommands:
             "topics": (self._user_topics, 1),
             "facts": (self._user_facts, 1),
             "taught": (self._user_taught, 1),
+            "beliefs": (self._user_beliefs, 1),
             "turns": (self._user_turns, 1),
             "jobs": (self._jobs, 0),
             "summarize": (self._summarize, 1),
@@ -105,6 +112,26 @@ class AdminCommands:
             return f"{args[0]} has taught nothing."
         lines = [f"Facts {args[0]} taught, newest first (\"you\" is {args[0]}):"]
         return "\n".join(lines + [fact_line(f) for f in taught])
+
+    async def _user_beliefs(self, args: list[str]) -> str:
+        user_id = args[0]
+        superseded = await self._beliefs.superseded(user_id, MAX_SUPERSEDED)
+        questions = await self._beliefs.questions(user_id)
+        if not superseded and not questions:
+            return f"{user_id} has no superseded beliefs and no open questions."
+        lines = [f"Beliefs of {user_id} (\"you\" is {user_id}):"]
+        if superseded:
+            replacements = {b.id: b for b in await self._beliefs.beliefs(
+                user_id, [b.superseded_by for b in superseded if b.superseded_by])}
+            lines.append("Superseded, newest first:")
+            for belief in superseded:
+                winner = replacements.get(belief.superseded_by or "")
+                lines.append(f"  {superseded_line(belief.fact)}")
+                lines.append(f"     by: {fact_line(winner.fact) if winner else '(gone)'}")
+        for status, earlier, later in questions:
+            lines.append(f"Question ({status}): "
+                         + " vs ".join(fact_line(f) if f else "(gone)" for f in (earlier, later)))
+        return "\n".join(lines)
 
     async def _user_facts(self, args: list[str]) -> str:
         count = _count(args[1] if len(args) > 1 else "20")

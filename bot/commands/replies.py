@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -97,14 +97,20 @@ def _clip(text: str, max_chars: int) -> str:
     return text if len(text) <= max_chars else text[: max_chars - 1] + "…"
 
 
-def describe_recall(recall: Recall, cited: Sequence[int] = ()) -> str:
+def describe_recall(
+    recall: Recall, cited: Sequence[int] = (),
+    replaced: Mapping[str, Sequence[Fact]] | None = None,
+) -> str:
     """The memories behind a reply, as shown by /why and the side panel: first the ones the
     reply cited, then the others it was given, each with the number the prompt gave it (the
-    number `/wrong` takes)."""
-    relevance = [found_line(f) for f in recall.relevant]
+    number `/wrong` takes). `replaced`: for a fact, the superseded beliefs it replaced."""
+    replaced = replaced or {}
+    relevance = [found_line(f) + _replaced(replaced.get(f.memory.id, ()))
+                 for f in recall.relevant]
     latest = [f"[{short_id(t.id)}] {t.label}, {day(t.updated_at)}" for t in recall.latest]
     clarifications = [clarification_line(c) for c in recall.clarifications]
-    numbered = dict(enumerate([*relevance, *latest, *clarifications], start=1))
+    to_check = [fact_line(f) for f in recall.to_check]
+    numbered = dict(enumerate([*relevance, *latest, *clarifications, *to_check], start=1))
     lines = [f"Recency: {len(recall.recent)} recent rounds"]
     if numbered:
         lines.append("My reply relied on:" if cited else "My reply cited no memory.")
@@ -115,6 +121,7 @@ def describe_recall(recall: Recall, cited: Sequence[int] = ()) -> str:
         (f"Relevance ({tokens} tokens):", relevance, "(no memory close enough)"),
         ("Latest topics:", latest, "(none yet)"),
         ("Clarifications (from corrections):", clarifications, "(none applied)"),
+        *([("To check with you (they disagree):", to_check, "")] if to_check else []),
     ):
         lines.append(title)
         shown = [f"  {n}. {numbered[n]}" for n in range(start, start + len(section))
@@ -126,8 +133,18 @@ def describe_recall(recall: Recall, cited: Sequence[int] = ()) -> str:
     return "\n".join(lines)
 
 
+def _replaced(old: Sequence[Fact]) -> str:
+    return "".join(f"\n       replaces: {superseded_line(f)}" for f in old)
+
+
+def superseded_line(fact: Fact) -> str:
+    """A superseded belief, with how to bring it back."""
+    return f"{fact_line(fact)} (superseded; /memories restore {short_id(fact.id)})"
+
+
 def job_line(job: Job) -> str:
     what = (f"rounds {job.first_round_id}-{job.last_round_id}" if job.kind in ("summarize", "facts")
+            else "new beliefs" if job.kind == "beliefs"
             else f"label '{job.label_key}' ({len(job.topic_ids)} descriptions)")
     error = f"  last error: {job.last_error}" if job.last_error else ""
     return (f"#{job.id} {job.status:<8} {job.kind:<9} {job.user_id}  {what}  "

@@ -13,6 +13,7 @@ from bot.commands.replies import (
     fact_line,
     feedback_line,
     short_id,
+    superseded_line,
     topic_line,
 )
 from bot.dialogue import Dialogue
@@ -22,6 +23,7 @@ from bot.teaching import TEACH_USAGE, Teaching, taught_note
 from memory.facts import FactStore
 from memory.feedback import FeedbackMemory
 from memory.protocols import RoundStore, TopicStore
+from memory.sql.belief_rows import SQLBeliefRows
 from memory.sql.user_export import UserExport
 from memory.types import Fact, Origin, Topic
 
@@ -29,7 +31,7 @@ USER_HELP = """Commands:
 /help                 this list
 /persona [name]       show the personas, or switch to one (remembered)
 /memories             the topics I remember about you, and the newest facts, with their ids
-/memories restore <id> use again a memory you said was wrong (/wrong gives its id)
+/memories restore <id> use again a memory you said was wrong, or one a newer one replaced
 /facts [page]         every fact I remember (what you told me, what I suggested), newest first
 /forget <id>          forget one topic or fact (use the id from /memories or /facts)
 /forget all           forget everything: our rounds, your topics, facts and corrections
@@ -63,6 +65,7 @@ class UserCommands:
         exports: UserExport,
         teaching: Teaching,
         retractions: Retractions,
+        beliefs: SQLBeliefRows,
     ) -> None:
         self._dialogue = dialogue
         self._rounds = rounds
@@ -72,6 +75,7 @@ class UserCommands:
         self._exports = exports
         self._teaching = teaching
         self._retractions = retractions
+        self._beliefs = beliefs
 
     async def persona(self, user_id: str, args: list[str]) -> CommandReply:
         if args:
@@ -92,7 +96,8 @@ class UserCommands:
             return CommandReply(await self._restore(user_id, args[1] if len(args) > 1 else ""))
         topics = await self._topics.list_topics(user_id)
         facts = await self._facts.newest(user_id, NEWEST_FACTS)
-        if not topics and not facts:
+        superseded = await self._beliefs.superseded(user_id, NEWEST_FACTS)
+        if not topics and not facts and not superseded:
             return CommandReply("I have no memories of you yet. They are made from our chats "
                                 "over time, every 50 messages or so.")
         lines = ["Your topics:", *(topic_line(t) for t in topics)] if topics else []
@@ -101,14 +106,19 @@ class UserCommands:
             more = (f" ({len(facts)} newest of {total}; /facts for all)"
                     if total > len(facts) else "")
             lines += [f"Facts{more}:", *(fact_line(f) for f in facts)]
+        if superseded:
+            lines += ["No longer true (a newer or surer memory replaced them; I keep them, but "
+                      "do not use them):", *(superseded_line(b.fact) for b in superseded)]
         return CommandReply("\n".join(lines))
 
     async def _restore(self, user_id: str, id_prefix: str) -> str:
         if not id_prefix:
-            return "Usage: /memories restore <id> (the id /wrong gave when it took a memory back)"
+            return ("Usage: /memories restore <id> (the id /wrong gave when it took a memory back, "
+                    "or one /memories lists as no longer true)")
         memory = await self._retractions.restore(user_id, id_prefix)
         if memory is None:
-            raise UserFacingError(f"No memory you said was wrong has the id '{id_prefix}'.")
+            raise UserFacingError(f"No memory you said was wrong, or that was replaced, has the "
+                                  f"id '{id_prefix}'.")
         self._dialogue.forget_last_recall(user_id)
         return f"Restored: \"{described(memory)}\". I will use it again."
 
@@ -157,7 +167,9 @@ class UserCommands:
         last = self._dialogue.explain(user_id)
         if last is None:
             return CommandReply("I have not replied to you yet in this session.")
-        return CommandReply(describe_recall(last.recall, last.cited))
+        facts = [m.id for m in last.recall.numbered() if isinstance(m, Fact)]
+        replaced = await self._beliefs.replaced_by(user_id, facts)
+        return CommandReply(describe_recall(last.recall, last.cited, replaced))
 
     async def teach(self, user_id: str, args: list[str]) -> CommandReply:
         """`args` is the whole fact, as typed (quotes and all)."""

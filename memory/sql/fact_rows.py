@@ -8,6 +8,7 @@ from typing import Any
 from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from memory.beliefs import belief_columns
 from memory.sql.engine import as_utc, utcnow
 from memory.sql.fact_search import facts_by_words
 from memory.sql.retracted import ACTIVE, retract_row
@@ -120,8 +121,9 @@ def _active_of(user_id: str, origin: Origin | None = None) -> Any:
 
 
 def fact_row(fact: Fact, *, source_job_id: int | None = None) -> dict[str, Any]:
-    """The SQL row of a new active fact, not yet indexed by meaning."""
-    return {
+    """The SQL row of a new active fact, not yet indexed by meaning (nor checked against the
+    beliefs before it, when it is a belief)."""
+    return belief_columns(fact) | {
         "id": fact.id,
         "user_id": fact.user_id,
         "text": fact.text,
@@ -145,4 +147,5 @@ def to_fact(row: Any) -> Fact:
         said_at=as_utc(row["said_at"]),
         round_ids=tuple(int(i) for i in row["round_ids"].split()),
         origin=Origin(row["origin"]),
+        persona=row["persona"] or "",
     )

@@ -7,11 +7,24 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from sqlalchemy import Connection, String, cast, func, insert, inspect, literal, select, text
+from sqlalchemy import (
+    Connection,
+    String,
+    cast,
+    func,
+    insert,
+    inspect,
+    literal,
+    select,
+    text,
+    update,
+)
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from memory.beliefs import belief_columns
 from memory.sql import tables
 from memory.sql.engine import utcnow
+from memory.types import Fact, Origin, Speaker
 
 Step = Callable[[Connection], None]
 
@@ -90,12 +103,53 @@ _ADDED_COLUMNS = (
 def _teaching(conn: Connection) -> None:
     """Taught facts (an origin for facts, and their own lexical index on SQLite) and the
     memories a reply cited, kept with its round."""
-    for table, column, ddl in _ADDED_COLUMNS:
-        if column not in {c["name"] for c in inspect(conn).get_columns(table)}:
-            conn.execute(text(f"ALTER TABLE {table} ADD COLUMN {column} {ddl}"))
+    _add_missing_columns(conn, _ADDED_COLUMNS)
     if conn.dialect.name == "sqlite":
         for statement in _SQLITE_TAUGHT_INDEX:
             conn.execute(text(statement))
+
+
+# Columns of migration 5. Facts stored before it count as checked: an upgrade does not start
+# superseding what was said long ago; new beliefs are checked against them.
+_BELIEF_COLUMNS = (
+    ("facts", "about", "VARCHAR(16) NULL"),
+    ("facts", "persona", "VARCHAR(64) NULL"),
+    ("facts", "subject", "VARCHAR(120) NULL"),
+    ("facts", "confidence", "FLOAT NOT NULL DEFAULT 0"),
+    ("facts", "repeats", "INTEGER NOT NULL DEFAULT 1"),
+    ("facts", "checked", "BOOLEAN NOT NULL DEFAULT 1"),
+    ("facts", "superseded_by", "VARCHAR(32) NULL"),
+)
+
+
+def _beliefs(conn: Connection) -> None:
+    """Facts become beliefs: who each is about, its subject and confidence (computed for the
+    facts stored so far with the rules of this release), and the questions about conflicts."""
+    _add_missing_columns(conn, _BELIEF_COLUMNS)
+    existing = {index["name"] for index in inspect(conn).get_indexes("facts")}
+    for index in tables.facts.indexes:
+        if index.name not in existing and index.name != "ft_facts_text":
+            index.create(conn)
+    tables.belief_questions.create(conn, checkfirst=True)
+    facts = tables.facts
+    stored = conn.execute(
+        select(facts.c.seq, facts.c.id, facts.c.user_id, facts.c.text, facts.c.speaker,
+               facts.c.said_at, facts.c.origin)
+        .where(facts.c.about.is_(None) & (facts.c.confidence == 0))
+    ).mappings().all()
+    for row in stored:
+        fact = Fact(row["id"], row["user_id"], row["text"], Speaker(row["speaker"]),
+                    row["said_at"], (), Origin(row["origin"]))
+        columns = belief_columns(fact)
+        conn.execute(update(facts).where(facts.c.seq == row["seq"]).values(
+            about=columns["about"], subject=columns["subject"],
+            confidence=columns["confidence"]))
+
+
+def _add_missing_columns(conn: Connection, columns: tuple[tuple[str, str, str], ...]) -> None:
+    for table, column, ddl in columns:
+        if column not in {c["name"] for c in inspect(conn).get_columns(table)}:
+            conn.execute(text(f"ALTER TABLE {table} ADD COLUMN {column} {ddl}"))
 
 
 MIGRATIONS: tuple[tuple[int, str, Step], ...] = (
@@ -104,6 +158,7 @@ MIGRATIONS: tuple[tuple[int, str, Step], ...] = (
     (3, "facts, their lexical index, and a backfill of facts for summarized rounds",
      _create_facts),
     (4, "taught facts and the memories a reply cited", _teaching),
+    (5, "beliefs: subjects, confidence, supersession and questions about conflicts", _beliefs),
 )
 
 _LOCK_NAME = "companion_migrations"

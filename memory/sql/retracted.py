@@ -26,19 +26,20 @@ async def retract_row(engine: AsyncEngine, table: Table, user_id: str, row_id: s
 
 
 async def restore_retracted(
-    engine: AsyncEngine, table: Table, user_id: str, prefix: str
+    engine: AsyncEngine, table: Table, user_id: str, prefix: str, *, status: str = RETRACTED,
+    **values: Any,
 ) -> Any | None:
-    """The row made active again (marked for indexing), or None unless exactly one retracted
-    row of the user has an id starting with `prefix`."""
+    """The row made active again (marked for indexing, with `values` set), or None unless
+    exactly one row of the user in `status` has an id starting with `prefix`."""
     prefix = prefix.lower()
     if not prefix or not set(prefix) <= _HEX:
         return None
-    where = ((table.c.user_id == user_id) & (table.c.status == RETRACTED)
+    where = ((table.c.user_id == user_id) & (table.c.status == status)
              & table.c.id.startswith(prefix))
     async with engine.begin() as conn:
         rows = (await conn.execute(select(table).where(where).limit(2))).mappings().all()
         if len(rows) != 1:
             return None
         await conn.execute(update(table).where(where & (table.c.id == rows[0]["id"]))
-                           .values(status=ACTIVE, indexed=False))
+                           .values(status=ACTIVE, indexed=False, **values))
     return rows[0]

@@ -13,6 +13,7 @@ from sqlalchemy import (
     Boolean,
     Column,
     DateTime,
+    Float,
     Index,
     Integer,
     MetaData,
@@ -156,7 +157,20 @@ facts = Table(
     # False while the vector index may not hold this row yet (a sweep repairs it).
     Column("indexed", Boolean, nullable=False),
     Column("created_at", Timestamp, nullable=False),
+    # Beliefs (migration 5): who the fact is about (user | companion; NULL: no belief, such as
+    # the companion's suggestions), the persona that said it, the subject it claims something
+    # about (see memory.claims), how sure we are of it, how often it was said, whether it was
+    # checked against the beliefs before it, and what superseded it (status superseded).
+    Column("about", String(16), nullable=True),
+    Column("persona", String(64), nullable=True),
+    Column("subject", String(120), nullable=True),
+    Column("confidence", Float, nullable=False, server_default="0"),
+    Column("repeats", Integer, nullable=False, server_default="1"),
+    Column("checked", Boolean, nullable=False, server_default="1"),
+    Column("superseded_by", String(32), nullable=True),
     Index("ix_facts_user_status_said", "user_id", "status", "said_at"),
+    Index("ix_facts_user_checked", "user_id", "checked"),
+    Index("ix_facts_user_subject", "user_id", "subject"),
     **_MYSQL,
 )
 # MySQL's FULLTEXT matching follows the column's collation: a binary one would make it
@@ -189,5 +203,21 @@ feedback = Table(
     Index("ix_feedback_user_status", "user_id", "status"),
     Index("ix_feedback_user_key", "user_id", "key_hash"),
     Index("ix_feedback_shared_status", "shared", "status"),
+    **_MYSQL,
+)
+
+# Two beliefs of a user that disagree where neither clearly wins (migration 5): the next reply in
+# a private chat asks the user once (status open -> asked); settled once either side is gone.
+belief_questions = Table(
+    "belief_questions",
+    metadata,
+    Column("id", String(32), primary_key=True),  # from the pair: the same conflict is one row
+    Column("user_id", UserId, nullable=False),
+    Column("earlier_id", String(32), nullable=False),
+    Column("later_id", String(32), nullable=False),
+    Column("status", String(16), nullable=False),  # open | asked | settled
+    Column("created_at", Timestamp, nullable=False),
+    Column("asked_at", Timestamp, nullable=True),
+    Index("ix_belief_questions_user_status", "user_id", "status"),
     **_MYSQL,
 )

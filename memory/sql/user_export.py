@@ -82,7 +82,12 @@ def _fact(row: Any) -> dict[str, Any]:
         "said_at": as_utc(row["said_at"]).isoformat(),
         "from_rounds": [int(i) for i in row["round_ids"].split()],
         "origin": row["origin"],  # said in a chat, or taught on purpose
-        "status": row["status"],  # active, or retracted (said to be wrong)
+        # active; retracted (said to be wrong); superseded (by superseded_by)
+        "status": row["status"],
+        "superseded_by": row["superseded_by"],
+        "about": row["about"],  # a belief about you, or about the companion; None: no belief
+        "confidence": row["confidence"],
+        "times_said": row["repeats"],
     }
 
 

@@ -8,6 +8,8 @@ import pytest
 from sqlalchemy import Connection, inspect, select, text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from memory.beliefs import About
+from memory.sql.belief_rows import SQLBeliefRows
 from memory.sql.engine import open_engine, utcnow
 from memory.sql.fact_rows import SQLFactRows
 from memory.sql.migrations import MIGRATIONS, migrate
@@ -53,7 +55,7 @@ async def test_a_database_of_release_0_1_gains_the_feedback_table_and_keeps_its_
         store = SQLRoundStore(engine)
         await store.start_round(user_id="ana", conversation_id="ana", persona="companion",
                                 text="from 0.1")
-        assert await migrate(engine) == [2, 3, 4]
+        assert await migrate(engine) == [2, 3, 4, 5]
         async with engine.connect() as conn:
             names = await conn.run_sync(lambda sync: inspect(sync).get_table_names())
         assert "feedback" in names
@@ -73,7 +75,7 @@ async def test_a_database_of_release_0_3_gains_taught_facts_and_keeps_its_facts(
         store = SQLRoundStore(engine)
         started = await store.start_round(user_id="ana", conversation_id="ana",
                                           persona="companion", text="hi")
-        assert await migrate(engine) == [4]
+        assert await migrate(engine) == [4, 5]
         await store.finish_round(started, "hello", ["fact:abc"])
         rows = SQLFactRows(engine)
         [(fact, _)] = await rows.by_words("ana", ["watercolors"], 5)
@@ -85,6 +87,41 @@ async def test_a_database_of_release_0_3_gains_taught_facts_and_keeps_its_facts(
         assert found.id == taught.id
     finally:
         await engine.dispose()
+
+
+async def test_a_database_of_release_0_4_gains_beliefs_and_its_facts_become_premises(
+    sql_url: str,
+) -> None:
+    engine = open_engine(sql_url)
+    try:
+        async with engine.begin() as conn:  # facts as migration 4 left them: no belief columns
+            await conn.run_sync(_apply_until_beliefs)
+        assert await migrate(engine) == [5]
+        beliefs = SQLBeliefRows(engine, flipped_confidence=0.3)
+        assert await beliefs.unchecked("ana", 10) == []  # stored before: not checked again
+        moved = Fact("c" * 32, "ana", "We moved to Berlin.", Speaker.USER, utcnow(), ())
+        await SQLFactRows(engine).insert([moved])
+        [new] = await beliefs.unchecked("ana", 10)
+        assert (new.subject, new.confidence) == ("home", 0.8)
+        [old] = await beliefs.on_topic(new, 3)
+        assert (old.fact.text, old.about, old.subject, old.confidence) == (
+            "I live in Paris.", About.USER, "home", 0.8)
+    finally:
+        await engine.dispose()
+
+
+def _apply_until_beliefs(conn: Connection) -> None:
+    apply_first(conn, 4)
+    for index in ("ix_facts_user_checked", "ix_facts_user_subject"):
+        conn.execute(text(f"DROP INDEX {index}" if conn.dialect.name == "sqlite"
+                          else f"DROP INDEX {index} ON facts"))
+    for column in ("about", "persona", "subject", "confidence", "repeats", "checked",
+                   "superseded_by"):
+        conn.execute(text(f"ALTER TABLE facts DROP COLUMN {column}"))
+    conn.execute(text(
+        "INSERT INTO facts (id, user_id, text, speaker, said_at, round_ids, status, origin, "
+        "indexed, created_at) VALUES (:id, 'ana', 'I live in Paris.', 'user', :at, '', "
+        "'active', 'said', 0, :at)"), {"id": "a" * 32, "at": utcnow()})
 
 
 def _apply_until_teaching(conn: Connection) -> None:

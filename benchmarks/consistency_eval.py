@@ -1,0 +1,286 @@
+"""Consistent beliefs: when people change, does the newest belief win, and is nothing else lost?
+
+MemoryBank's evaluation (accuracy of the bank's beliefs and consistency = 1 - violated /
+applicable constraints over all beliefs), on `benchmarks.consistency_data`: user timelines of
+statements over weeks, some changing an earlier one (moves, jobs, pets, relationships, diets,
+ages, counts, favourites), many compatible with the ones before ("I live in Berlin" / "I love
+Berlin's parks"), and a few in which the companion contradicts what it said about itself.
+
+Each timeline's statements are stored as facts of one user, dated as said, and the belief check
+of the memory jobs runs over them (`MemoryWorker.check_beliefs`, the job the summary and teaching
+jobs queue). The statements are stored as facts directly: which sentences of a chat become facts
+is measured by `recall_eval`; this measures what happens to them afterwards. Then every question
+about a subject that changed goes through `prepare`, as in a chat.
+
+It prints, for the offline judge (the default without a capable model) and for a scripted model
+judge (an oracle that answers from the data's ground truth, so the rest of the machinery shows
+what a perfect judge gives it):
+- flips: beliefs superseded; a flip is right when the two beliefs are about the same subject
+  with different values and the loser is the one the data says is out of date (for the user the
+  older, for the companion the later: it keeps its first word);
+- contradiction precision (flips and questions asked that are about a real conflict) and recall
+  (changes of the data whose old belief was superseded, or asked about);
+- wrong flips per 100 beliefs;
+- newest_in_prompt: questions about a changed subject whose prompt holds a statement of its
+  newest value and none of an older value, with the check and without it (all beliefs kept side
+  by side);
+- consistency over the final active beliefs: 1 - (pairs of one subject with different values /
+  pairs of one subject);
+- cost: judge calls and time per checked belief.
+
+    python -m benchmarks.consistency_eval [--timelines N]
+
+Default settings: SQLite, embedded chromadb, the packaged MiniLM embedder. The last line is
+`flip_precision=<x> newest_in_prompt=<y>`, for the offline judge.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import re
+import tempfile
+import time
+import uuid
+from collections.abc import AsyncGenerator, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from itertools import combinations
+
+from benchmarks.consistency_data import Statement, Timeline, timelines
+from bot.app import Companion, open_companion
+from bot.llm.base import ChatMessage
+from bot.settings import load_settings
+from memory.types import Fact, Speaker
+
+START = datetime(2024, 1, 8, 9, 0, tzinfo=UTC)
+_PREMISE = re.compile(r"^\d+\. \(\d+ \w+ \d{4}\) (.*)$")
+_NEW = re.compile(r"^New statement \([^)]*\): (.*)$")
+
+
+class Silent:
+    """The chat model of the offline run: the benchmark never asks for a reply."""
+
+    name = "silent"
+
+    async def stream(self, messages: Sequence[ChatMessage]) -> AsyncGenerator[str, None]:
+        raise AssertionError("the offline run must not call a model")
+        yield ""
+
+    async def aclose(self) -> None:
+        return None
+
+
+class OracleJudge:
+    """A scripted model judge: labels each pair from the data's ground truth."""
+
+    name = "oracle"
+
+    def __init__(self, truth: dict[str, tuple[str, str]]) -> None:
+        self._truth = truth  # text -> (subject, value)
+        self.calls = 0
+
+    async def stream(self, messages: Sequence[ChatMessage]) -> AsyncGenerator[str, None]:
+        self.calls += 1
+        lines = messages[-1]["content"].splitlines()
+        premises = [m[1] for line in lines if (m := _PREMISE.match(line))]
+        new = next(m[1] for line in lines if (m := _NEW.match(line)))
+        yield "\n".join(f"{n}. {self._label(p, new)}" for n, p in enumerate(premises, start=1))
+
+    def _label(self, premise: str, new: str) -> str:
+        first, second = self._truth.get(premise, ("", "")), self._truth.get(new, ("", ""))
+        if not first[0] or first[0] != second[0]:
+            return "neutral 0.9"
+        return "entailment 0.9" if first[1] == second[1] else "contradiction 0.95"
+
+    async def aclose(self) -> None:
+        return None
+
+
+@dataclass
+class Stored:
+    statement: Statement
+    index: int
+    fact: Fact
+
+
+@dataclass
+class Result:
+    beliefs: int = 0
+    flips: int = 0
+    right_flips: int = 0
+    detections: int = 0  # flips and questions
+    right_detections: int = 0
+    changes: int = 0
+    resolved: int = 0  # changes whose old belief was superseded
+    detected: int = 0  # ... or asked about
+    questions: int = 0
+    newest: int = 0
+    newest_unchecked: int = 0
+    applicable: int = 0
+    violated: int = 0
+    seconds: float = 0.0
+    calls: int = 0
+    misses: list[str] = field(default_factory=list)
+
+    @property
+    def flip_precision(self) -> float:
+        return self.right_flips / self.flips if self.flips else 1.0
+
+    def row(self, name: str) -> str:
+        precision = self.right_detections / self.detections if self.detections else 1.0
+        return (f"| {name:<16} | {self.flips:>5} | {self.flip_precision:>9.3f} | "
+                f"{precision:>9.3f} | {self.resolved / self.changes:>8.3f} | "
+                f"{self.detected / self.changes:>8.3f} | "
+                f"{100 * (self.flips - self.right_flips) / self.beliefs:>10.2f} | "
+                f"{self.newest_unchecked / self.questions:>9.3f} | "
+                f"{self.newest / self.questions:>9.3f} | "
+                f"{1 - self.violated / self.applicable:>11.3f} | "
+                f"{self.calls / self.beliefs:>10.2f} | "
+                f"{1000 * self.seconds / self.beliefs:>9.1f} |")
+
+
+def said_at(statement: Statement, index: int) -> datetime:
+    return START + timedelta(days=statement.day, minutes=index)
+
+
+async def store(companion: Companion, timeline: Timeline) -> list[Stored]:
+    stored = []
+    for index, statement in enumerate(timeline.statements):
+        speaker = Speaker.USER if statement.speaker == "user" else Speaker.COMPANION
+        fact = Fact(uuid.uuid4().hex, timeline.user, statement.text, speaker,
+                    said_at(statement, index), (index + 1,), persona="companion")
+        stored.append(Stored(statement, index, fact))
+    await companion.facts.add_facts([s.fact for s in stored])
+    return stored
+
+
+async def newest_shown(companion: Companion, timeline: Timeline, stored: list[Stored]) -> int:
+    """How many of the timeline's questions get a prompt that holds a statement of the newest
+    value of their subject and none of an older value."""
+    hits = 0
+    for question in timeline.questions:
+        of_subject = [s for s in stored if s.statement.speaker == "user"
+                      and s.statement.subject == question.subject]
+        newest = of_subject[-1].statement.value
+        recall, _ = await companion.prepare(timeline.user, question.text)
+        shown = {m.id for m in recall.numbered()}
+        hits += (any(s.fact.id in shown for s in of_subject if s.statement.value == newest)
+                 and not any(s.fact.id in shown for s in of_subject
+                             if s.statement.value != newest))
+    return hits
+
+
+def expected_loser(first: Stored, second: Stored) -> Stored:
+    """Of two statements of one subject that disagree, the one that should go."""
+    earlier, later = sorted((first, second), key=lambda s: s.index)
+    return later if earlier.statement.speaker == "companion" else earlier
+
+
+def conflict(first: Stored, second: Stored) -> bool:
+    a, b = first.statement, second.statement
+    return (a.speaker == b.speaker and bool(a.subject) and a.subject == b.subject
+            and a.value != b.value)
+
+
+async def score(companion: Companion, timeline: Timeline, stored: list[Stored],
+                result: Result) -> None:
+    by_id = {s.fact.id: s for s in stored}
+    export = await companion.commands.run(timeline.user, "/export")
+    assert export.attachment is not None
+    rows = {f["id"]: f for f in json.loads(export.attachment.content)["facts"]}
+    result.beliefs += len(stored)
+    superseded = {i: r["superseded_by"] for i, r in rows.items() if r["status"] == "superseded"}
+    for loser_id, winner_id in superseded.items():
+        loser, winner = by_id[loser_id], by_id.get(winner_id or "")
+        right = winner is not None and conflict(loser, winner) and (
+            expected_loser(loser, winner) is loser)
+        result.flips += 1
+        result.right_flips += right
+        result.detections += 1
+        result.right_detections += winner is not None and conflict(loser, winner)
+        if not right:
+            result.misses.append(f"{timeline.user}: {loser.statement.text!r} -> "
+                                 f"{winner.statement.text if winner else None!r}")
+    asked = await companion.beliefs.questions(timeline.user)
+    for _, earlier, later in asked:
+        pair = [by_id[f.id] for f in (earlier, later) if f is not None and f.id in by_id]
+        result.detections += 1
+        result.right_detections += len(pair) == 2 and conflict(*pair)
+    asked_ids = {f.id for _, e, lt in asked for f in (e, lt) if f is not None}
+    for s in stored:
+        if s.statement.replaces is None:
+            continue
+        old = stored[s.statement.replaces]
+        result.changes += 1
+        loser = expected_loser(old, s)
+        gone = loser.fact.id in superseded
+        result.resolved += gone
+        result.detected += gone or (old.fact.id in asked_ids and s.fact.id in asked_ids)
+    active = [s for s in stored if s.fact.id not in superseded]
+    for first, second in combinations(active, 2):
+        a, b = first.statement, second.statement
+        if a.speaker == b.speaker and a.subject and a.subject == b.subject:
+            result.applicable += 1
+            result.violated += a.value != b.value
+
+
+async def run(name: str, data: Sequence[Timeline], folder: str,
+              judge_model: OracleJudge | None) -> Result:
+    overrides = {"beliefs": {"judge": "model"}} if judge_model else {}
+    settings = load_settings(None, data_dir=f"{folder}/{name}", **overrides)
+    result = Result()
+    async with open_companion(settings, model=judge_model or Silent()) as companion:
+        for timeline in data:
+            stored = await store(companion, timeline)
+            result.questions += len(timeline.questions)
+            result.newest_unchecked += await newest_shown(companion, timeline, stored)
+            started = time.perf_counter()
+            await companion.worker.check_beliefs(timeline.user)
+            result.seconds += time.perf_counter() - started
+            result.newest += await newest_shown(companion, timeline, stored)
+            await score(companion, timeline, stored, result)
+    result.calls = judge_model.calls if judge_model else 0
+    return result
+
+
+def truth_of(data: Sequence[Timeline]) -> dict[str, tuple[str, str]]:
+    return {s.text: (f"{s.speaker}:{s.subject}" if s.subject else "", s.value)
+            for t in data for s in t.statements}
+
+
+async def evaluate(count: int) -> Result:
+    data = timelines(count)
+    statements = sum(len(t.statements) for t in data)
+    changes = sum(s.replaces is not None for t in data for s in t.statements)
+    print(f"{len(data)} timelines, {statements} statements, {changes} changes, "
+          f"{sum(len(t.questions) for t in data)} questions about a changed subject\n")
+    with tempfile.TemporaryDirectory() as folder:
+        offline = await run("offline", data, folder, None)
+        oracle = await run("oracle", data, folder, OracleJudge(truth_of(data)))
+    print("| judge            | flips | flip prec | contra pr | recall   | asked+rc | "
+          "wrong/100b | newest 0  | newest    | consistency | calls/bel  | ms/belief |")
+    print("|" + "|".join("-" * w for w in (18, 7, 11, 11, 10, 10, 12, 11, 11, 13, 12, 11)) + "|")
+    print(offline.row("offline"))
+    print(oracle.row("scripted model"))
+    print("\nnewest 0: the prompt without the check (every belief kept side by side); "
+          "recall: changes whose old belief was superseded; asked+rc: or asked about.")
+    if offline.misses:
+        print("\nWrong flips of the offline judge:")
+        for miss in offline.misses[:20]:
+            print(f"  {miss}")
+    return offline
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--timelines", type=int, default=240)
+    args = parser.parse_args()
+    offline = asyncio.run(evaluate(args.timelines))
+    print(f"flip_precision={offline.flip_precision:.3f} "
+          f"newest_in_prompt={offline.newest / offline.questions:.3f}")
+
+
+if __name__ == "__main__":
+    main()
