@@ -46,7 +46,8 @@ _CHANGE = re.compile(
     r"changed|became|become|turned|started|quit|stopped|gave up|these days|nowadays|again|"
     r"since|got (?:a|my|married|engaged|divorced)|broke up|split up|left|joined|died|passed|"
     # ...or that an earlier statement was a mistake.
-    r"actually|i meant|sorry|correction|wrong|mistake|scratch that|typo)\b",
+    r"actually|i meant|i mean|sorry|correction|wrong|mistake|scratch that|typo|oops|my bad|"
+    r"ignore what i said|correct myself|autocorrect)\b",
     re.I,
 )
 _NAME = r"(?-i:(?P<value>[A-Z][\w'-]+(?:\s+(?:[A-Z][\w'-]+|(?:de|van|von|da|del|la|le)\b))*))"

@@ -21,6 +21,7 @@ ADMIN_COMMANDS = [
     "/admin stats",
     "/admin topics telegram:7",
     "/admin facts telegram:7",
+    "/admin beliefs telegram:7",
     "/admin turns telegram:7 5",
     "/admin jobs",
     "/admin summarize telegram:7",

@@ -24,12 +24,14 @@ from tests.fakes.openai_server import Reply, ScriptedLLM
 MARCH = datetime(2024, 3, 2, 10, 0, tzinfo=UTC)
 JUNE = datetime(2024, 6, 20, 18, 0, tzinfo=UTC)
 WHERE = "Can you recommend a cafe near where I live?"
+ADMIN = "telegram:1"
 
 
 async def _open(tmp_path: Path, llm: ScriptedLLM, sql_url: str = "",
                 **beliefs: Any) -> AsyncIterator[Companion]:
     settings = make_settings(tmp_path, llm, sql_url, memory={"retry_seconds": 0},
-                             beliefs={"judge": "heuristic", **beliefs})
+                             beliefs={"judge": "heuristic", **beliefs},
+                             telegram={"admin_ids": [1]})
     async with open_companion(settings) as opened:
         yield opened
 
@@ -65,6 +67,10 @@ async def _say(companion: Companion, text: str, user: str = "ana", *,
 
 async def _run(companion: Companion, text: str, user: str = "ana") -> str:
     return (await companion.commands.run(user, text)).text
+
+
+async def _admin(companion: Companion, text: str) -> str:
+    return await _run(companion, text, ADMIN)
 
 
 def _memory_lines(prompt: str) -> list[str]:
@@ -135,6 +141,11 @@ async def test_a_tie_is_asked_about_once_and_the_users_answer_settles_it(
     llm.enqueue("Nice!")
     await _say(bank, "I had pasta for lunch.")
     assert "Something to check" not in llm.last_system_prompt  # asked once
+    [question] = (await _export(bank))["questions"]
+    assert (question["earlier_fact"], question["later_fact"], question["status"]) == (
+        paris.id, lyon.id, "asked")
+    admin = await _admin(bank, "/admin beliefs ana")
+    assert "Question (asked): [" in admin and "I live in Paris. vs [" in admin
 
     llm.enqueue("Noted!")
     await _say(bank, "Remember that I live in Lyon now")
@@ -142,7 +153,13 @@ async def test_a_tie_is_asked_about_once_and_the_users_answer_settles_it(
     statuses = {f["text"]: f["status"] for f in (await _export(bank))["facts"]}
     assert statuses["I live in Paris."] == "superseded"
     assert statuses["I live in Lyon."] == "active"
-    assert "Paris" not in (await _run(bank, "/admin beliefs ana")).split("Question")[-1]
+    admin = await _admin(bank, "/admin beliefs ana")
+    assert "Question" not in admin
+    assert f"[{paris.id[:8]}]" in admin.split("Superseded, newest first:")[1]
+    assert "by: [" in admin and "you taught me: I live in Lyon now." in admin
+    assert [q["status"] for q in (await _export(bank))["questions"]] == ["settled"]
+    await _run(bank, "/forget all")
+    assert (await _export(bank))["questions"] == []
 
 
 async def test_a_tie_is_not_asked_about_in_a_group_chat(
@@ -185,7 +202,8 @@ async def test_the_companions_own_contradiction_is_caught(bank: Companion, llm: 
     lines = _memory_lines(llm.last_system_prompt)
     assert any("you: I love jazz." in line for line in lines)
     assert not any("can't stand" in line for line in lines)
-    assert "Question" not in await _run(bank, "/admin beliefs ana")  # never asked of the user
+    admin = await _admin(bank, "/admin beliefs ana")
+    assert f"[{later.id[:8]}]" in admin and "Question" not in admin  # never asked of the user
 
 
 async def test_beliefs_are_checked_per_user(bank: Companion, llm: ScriptedLLM) -> None:
@@ -194,8 +212,10 @@ async def test_beliefs_are_checked_per_user(bank: Companion, llm: ScriptedLLM) -
     await _said(bank, "ana", "We moved to Berlin last month!", JUNE)
     await _said(bank, "ana", "I live in Lyon.", JUNE)
     await bank.worker.check_beliefs("ana")
-    assert [f["status"] for f in (await _export(bank, "bob"))["facts"]] == ["active"]
-    assert bob_paris.id not in await _run(bank, "/admin beliefs ana")
+    bobs = await _export(bank, "bob")
+    assert [f["status"] for f in bobs["facts"]] == ["active"] and bobs["questions"] == []
+    anas = await _admin(bank, "/admin beliefs ana")
+    assert "Question (open)" in anas and bob_paris.id[:8] not in anas and "Paris" not in anas
     llm.enqueue("Paris, Bob!")
     await _say(bank, "Which city do I live in?", user="bob")
     assert "Something to check" not in llm.last_system_prompt  # ana's tie is not bob's

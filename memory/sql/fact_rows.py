@@ -12,7 +12,7 @@ from memory.beliefs import belief_columns
 from memory.sql.engine import as_utc, utcnow
 from memory.sql.fact_search import facts_by_words
 from memory.sql.retracted import ACTIVE, retract_row
-from memory.sql.tables import facts
+from memory.sql.tables import belief_questions, facts
 from memory.types import Fact, Origin, Speaker
 
 MAX_ROUND_IDS = 12  # what the provenance column holds
@@ -86,11 +86,16 @@ class SQLFactRows:
             return int((await conn.execute(delete(facts).where(where))).rowcount)
 
     async def delete(self, user_id: str, fact_id: str | None = None) -> int:
-        """Delete one of the user's facts, or all of them; returns how many went."""
+        """Delete one of the user's facts, or all of them, with the questions about them;
+        returns how many facts went."""
         where = facts.c.user_id == user_id
+        asked = belief_questions.c.user_id == user_id
         if fact_id is not None:
             where = where & (facts.c.id == fact_id)
+            asked = asked & ((belief_questions.c.earlier_id == fact_id)
+                             | (belief_questions.c.later_id == fact_id))
         async with self._engine.begin() as conn:
+            await conn.execute(delete(belief_questions).where(asked))
             return int((await conn.execute(delete(facts).where(where))).rowcount)
 
     async def mark_indexed(self, user_id: str, fact_ids: Sequence[str]) -> None:

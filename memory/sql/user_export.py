@@ -9,7 +9,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from memory.sql.engine import as_utc, utcnow
-from memory.sql.tables import facts, feedback, profiles, rounds, topics
+from memory.sql.tables import belief_questions, facts, feedback, profiles, rounds, topics
 
 
 class UserExport:
@@ -36,6 +36,10 @@ class UserExport:
                 select(feedback).where(feedback.c.user_id == user_id)
                 .order_by(feedback.c.created_at)
             )).mappings().all()
+            question_rows = (await conn.execute(
+                select(belief_questions).where(belief_questions.c.user_id == user_id)
+                .order_by(belief_questions.c.created_at)
+            )).mappings().all()
         return {
             "user_id": user_id,
             "exported_at": as_utc(utcnow()).isoformat(),
@@ -44,6 +48,8 @@ class UserExport:
             "topics": [_topic(row) for row in topic_rows],
             "facts": [_fact(row) for row in fact_rows],
             "feedback": [_feedback(row) for row in feedback_rows],
+            # Two facts that disagreed, to ask you about once (ids of "facts").
+            "questions": [_question(row) for row in question_rows],
         }
 
 
@@ -88,6 +94,15 @@ def _fact(row: Any) -> dict[str, Any]:
         "about": row["about"],  # a belief about you, or about the companion; None: no belief
         "confidence": row["confidence"],
         "times_said": row["repeats"],
+    }
+
+
+def _question(row: Any) -> dict[str, Any]:
+    return {
+        "earlier_fact": row["earlier_id"],
+        "later_fact": row["later_id"],
+        "status": row["status"],  # open, asked, or settled
+        "created_at": as_utc(row["created_at"]).isoformat(),
     }
 
 

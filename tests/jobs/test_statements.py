@@ -64,3 +64,9 @@ def test_walls_of_text_and_questions_are_no_facts() -> None:
 def test_other_languages_keep_their_statements() -> None:
     assert user_facts("Ich habe eine Katze namens Miso.") == ["Ich habe eine Katze namens Miso."]
     assert user_facts("Danke!") == []
+
+
+def test_what_the_companion_says_about_itself_is_kept_when_it_can_be_contradicted() -> None:
+    reply = ("Oh fun! I love jazz. I think that's a lovely plan. My favourite season is autumn. "
+             "I'm so happy for you!")
+    assert suggestions(reply) == ["I love jazz.", "My favourite season is autumn."]
