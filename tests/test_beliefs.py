@@ -162,6 +162,25 @@ async def test_a_tie_is_asked_about_once_and_the_users_answer_settles_it(
     assert (await _export(bank))["questions"] == []
 
 
+async def test_wrong_about_one_side_of_a_question_settles_it(
+    bank: Companion, llm: ScriptedLLM
+) -> None:
+    await _said(bank, "ana", "I live in Paris.", MARCH)
+    await _said(bank, "ana", "I live in Lyon.", MARCH + timedelta(days=2))
+    await bank.worker.check_beliefs("ana")
+    llm.enqueue("Which one is it now?")
+    await _say(bank, "How are you?")
+    numbered = [line for line in _memory_lines(llm.last_system_prompt) if "Paris" in line]
+    paris_number = numbered[-1].split("]")[0].lstrip("[")
+    llm.enqueue("Lyon it is.")
+    said = await _say(bank, f"/wrong {paris_number} I live in Lyon")
+    assert said.startswith(f'Noted: memory {paris_number} ("I live in Paris.") is wrong')
+    await bank.worker.wait_idle()
+    export = await _export(bank)
+    assert [q["status"] for q in export["questions"]] == ["settled"]
+    assert {f["text"]: f["status"] for f in export["facts"]}["I live in Paris."] == "retracted"
+
+
 async def test_a_tie_is_not_asked_about_in_a_group_chat(
     bank: Companion, llm: ScriptedLLM
 ) -> None:

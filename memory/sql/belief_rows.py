@@ -113,12 +113,17 @@ class SQLBeliefRows:
     async def next_question(self, user_id: str) -> tuple[Fact, Fact] | None:
         """The oldest conflict of the user not asked about yet whose two beliefs both still
         hold, marked asked (at most once, whichever process asks); conflicts whose beliefs are
-        gone are settled on the way."""
+        gone are settled on the way. On the reply's path: most users have none, which one
+        indexed read tells."""
         q = belief_questions.c
         query = (select(belief_questions).where((q.user_id == user_id) & (q.status == OPEN))
                  .order_by(q.created_at).limit(5))
+        async with self._engine.connect() as conn:
+            waiting = (await conn.execute(query)).mappings().all()
+        if not waiting:
+            return None
         async with self._engine.begin() as conn:
-            for question in (await conn.execute(query)).mappings().all():
+            for question in waiting:
                 pair = await self._both_active(conn, user_id, question)
                 won = await conn.execute(
                     update(belief_questions)

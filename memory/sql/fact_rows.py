@@ -61,8 +61,18 @@ class SQLFactRows:
         return await self._fetch(query.limit(1))
 
     async def retract(self, user_id: str, fact_id: str) -> Fact | None:
+        """Retract the fact; a question about it is settled (the user has answered it)."""
         row = await retract_row(self._engine, facts, user_id, fact_id)
-        return None if row is None else to_fact(row)
+        if row is None:
+            return None
+        q = belief_questions.c
+        async with self._engine.begin() as conn:
+            await conn.execute(
+                update(belief_questions)
+                .where((q.user_id == user_id)
+                       & ((q.earlier_id == fact_id) | (q.later_id == fact_id)))
+                .values(status="settled"))
+        return to_fact(row)
 
     async def count(self, user_id: str, *, origin: Origin | None = None) -> int:
         query = select(func.count()).select_from(facts).where(_active_of(user_id, origin))
