@@ -154,8 +154,10 @@ def job_line(job: Job) -> str:
 def sweep_line(report: SweepReport) -> str:
     backfill = (f", facts found for {report.backfilled} earlier windows"
                 if report.backfilled else "")
-    return (f"summarized {report.summarized} windows, merged {report.merged} labels{backfill}, "
-            f"{report.failed} failed (retried later), {report.reindexed} index repairs")
+    beliefs = (f", checked {report.beliefs_checked} new beliefs ({report.superseded} superseded)"
+               if report.beliefs_checked else "")
+    return (f"summarized {report.summarized} windows, merged {report.merged} labels{backfill}"
+            f"{beliefs}, {report.failed} failed (retried later), {report.reindexed} index repairs")
 
 
 def save_attachment(attachment: Attachment, folder: Path) -> Path:

@@ -17,6 +17,9 @@ from memory.sql.tables import belief_questions, facts
 from memory.types import Fact
 
 OPEN, ASKED, SETTLED = "open", "asked", "settled"
+# Beliefs still to check; one retracted or forgotten before its check is left alone.
+_UNCHECKED = (facts.c.checked.is_(False) & (facts.c.status == ACTIVE)
+              & facts.c.about.is_not(None))
 
 
 class SQLBeliefRows:
@@ -28,19 +31,18 @@ class SQLBeliefRows:
 
     async def unchecked(self, user_id: str, limit: int) -> list[Belief]:
         """The user's beliefs not checked yet, in the order they were said."""
-        query = (select(facts).where((facts.c.user_id == user_id) & facts.c.checked.is_(False))
+        query = (select(facts).where((facts.c.user_id == user_id) & _UNCHECKED)
                  .order_by(facts.c.said_at, facts.c.seq).limit(limit))
         return await self._fetch(query)
 
     async def users_with_unchecked(self) -> list[str]:
-        query = select(facts.c.user_id).where(facts.c.checked.is_(False)).distinct()
+        query = select(facts.c.user_id).where(_UNCHECKED).distinct()
         async with self._engine.connect() as conn:
             return list((await conn.execute(query)).scalars())
 
     async def newest_unchecked(self, user_id: str) -> int | None:
         """The row number of the user's newest unchecked belief: names a check's work."""
-        query = select(func.max(facts.c.seq)).where(
-            (facts.c.user_id == user_id) & facts.c.checked.is_(False))
+        query = select(func.max(facts.c.seq)).where((facts.c.user_id == user_id) & _UNCHECKED)
         async with self._engine.connect() as conn:
             return (await conn.execute(query)).scalar_one_or_none()
 
