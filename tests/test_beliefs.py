@@ -14,10 +14,9 @@ from typing import Any
 import pytest
 
 from bot.app import Companion, open_companion
-from bot.dialogue import Delta, Failed, Finished, Refused
-from bot.inbound import Incoming
 from jobs.queue import DONE, PENDING
 from memory.types import Fact, Origin, Speaker
+from tests.chatting import memory_lines, run, say
 from tests.conftest import make_settings
 from tests.fakes.openai_server import Reply, ScriptedLLM
 
@@ -50,31 +49,21 @@ async def _said(companion: Companion, user: str, text: str, when: datetime, *,
     return fact
 
 
-async def _say(companion: Companion, text: str, user: str = "ana", *,
-               private: bool = True) -> str:
-    said = ""
-    incoming = Incoming(user_id=user, text=text, conversation_id=f"chat-{user}", private=private)
-    async for event in companion.dialogue.respond(incoming):
-        match event:
-            case Delta(piece):
-                said += piece
-            case Failed(message) | Refused(message):
-                said += message
-            case Finished():
-                pass
-    return said
-
-
-async def _run(companion: Companion, text: str, user: str = "ana") -> str:
-    return (await companion.commands.run(user, text)).text
+async def _said_reply(companion: Companion, text: str, user: str = "ana", *,
+                      private: bool = True) -> str:
+    return (await say(companion, text, user, private=private))[0]
 
 
 async def _admin(companion: Companion, text: str) -> str:
-    return await _run(companion, text, ADMIN)
+    return await run(companion, text, ADMIN)
 
 
-def _memory_lines(prompt: str) -> list[str]:
-    return [line for line in prompt.splitlines() if line[:1] == "[" and "] " in line]
+async def _tie(companion: Companion) -> tuple[Fact, Fact]:
+    """Two statements two days apart that cannot both hold: a question to ask."""
+    paris = await _said(companion, "ana", "I live in Paris.", MARCH)
+    lyon = await _said(companion, "ana", "I live in Lyon.", MARCH + timedelta(days=2))
+    await companion.worker.check_beliefs("ana")
+    return paris, lyon
 
 
 async def _export(companion: Companion, user: str = "ana") -> dict[str, Any]:
@@ -92,24 +81,24 @@ async def test_a_move_supersedes_the_old_city_and_the_prompt_shows_only_the_new_
     assert (report.beliefs_checked, report.superseded) == (2, 1)
 
     llm.enqueue("Try a cafe in Berlin [1].")
-    await _say(bank, WHERE)
-    lines = _memory_lines(llm.last_system_prompt)
+    await _said_reply(bank, WHERE)
+    lines = memory_lines(llm.last_system_prompt)
     assert any("Berlin" in line for line in lines)
     assert not any("Paris" in line for line in lines)
-    why = await _run(bank, "/why")
+    why = await run(bank, "/why")
     assert f"replaces: [{paris.id[:8]}]" in why and "I live in Paris." in why
-    memories = await _run(bank, "/memories")
+    memories = await run(bank, "/memories")
     assert "No longer true" in memories and f"/memories restore {paris.id[:8]}" in memories
     facts = {f["text"]: f for f in (await _export(bank))["facts"]}
     assert facts["I live in Paris."]["status"] == "superseded"
     assert facts["I live in Paris."]["superseded_by"] == berlin.id
     assert facts["We moved to Berlin last month!"]["status"] == "active"
 
-    restored = await _run(bank, f"/memories restore {paris.id[:8]}")
+    restored = await run(bank, f"/memories restore {paris.id[:8]}")
     assert restored.startswith('Restored: "I live in Paris."')
     llm.enqueue("Both?")
-    await _say(bank, WHERE)
-    assert any("Paris" in line for line in _memory_lines(llm.last_system_prompt))
+    await _said_reply(bank, WHERE)
+    assert any("Paris" in line for line in memory_lines(llm.last_system_prompt))
 
 
 async def test_compatible_statements_are_never_flipped(bank: Companion) -> None:
@@ -119,27 +108,25 @@ async def test_compatible_statements_are_never_flipped(bank: Companion) -> None:
         await _said(bank, "ana", text, MARCH)
         await bank.worker.check_beliefs("ana")
     assert all(f["status"] == "active" for f in (await _export(bank))["facts"])
-    assert "No longer true" not in await _run(bank, "/memories")
+    assert "No longer true" not in await run(bank, "/memories")
 
 
 async def test_a_tie_is_asked_about_once_and_the_users_answer_settles_it(
     bank: Companion, llm: ScriptedLLM
 ) -> None:
-    paris = await _said(bank, "ana", "I live in Paris.", MARCH)
-    lyon = await _said(bank, "ana", "I live in Lyon.", MARCH + timedelta(days=2))
-    report = await bank.worker.check_beliefs("ana")
-    assert report.superseded == 0  # the same weight two days apart: nobody can tell
+    paris, lyon = await _tie(bank)
+    assert "No longer true" not in await run(bank, "/memories")  # nobody can tell which
 
     llm.enqueue("Which one is it now?")
-    await _say(bank, "How was your day?")
+    await _said_reply(bank, "How was your day?")
     prompt = llm.last_system_prompt
     assert "Something to check" in prompt
     assert '"I live in Paris"; now "I live in Lyon"' in prompt
     assert "How was your day?" not in prompt  # the question is the companion's, not the user's
-    why = await _run(bank, "/why")
+    why = await run(bank, "/why")
     assert "To check with you" in why and paris.id[:8] in why and lyon.id[:8] in why
     llm.enqueue("Nice!")
-    await _say(bank, "I had pasta for lunch.")
+    await _said_reply(bank, "I had pasta for lunch.")
     assert "Something to check" not in llm.last_system_prompt  # asked once
     [question] = (await _export(bank))["questions"]
     assert (question["earlier_fact"], question["later_fact"], question["status"]) == (
@@ -148,7 +135,7 @@ async def test_a_tie_is_asked_about_once_and_the_users_answer_settles_it(
     assert "Question (asked): [" in admin and "I live in Paris. vs [" in admin
 
     llm.enqueue("Noted!")
-    await _say(bank, "Remember that I live in Lyon now")
+    await _said_reply(bank, "Remember that I live in Lyon now")
     await bank.worker.wait_idle()  # the teaching's check runs in the background
     statuses = {f["text"]: f["status"] for f in (await _export(bank))["facts"]}
     assert statuses["I live in Paris."] == "superseded"
@@ -158,22 +145,20 @@ async def test_a_tie_is_asked_about_once_and_the_users_answer_settles_it(
     assert f"[{paris.id[:8]}]" in admin.split("Superseded, newest first:")[1]
     assert "by: [" in admin and "you taught me: I live in Lyon now." in admin
     assert [q["status"] for q in (await _export(bank))["questions"]] == ["settled"]
-    await _run(bank, "/forget all")
+    await run(bank, "/forget all")
     assert (await _export(bank))["questions"] == []
 
 
 async def test_wrong_about_one_side_of_a_question_settles_it(
     bank: Companion, llm: ScriptedLLM
 ) -> None:
-    await _said(bank, "ana", "I live in Paris.", MARCH)
-    await _said(bank, "ana", "I live in Lyon.", MARCH + timedelta(days=2))
-    await bank.worker.check_beliefs("ana")
+    await _tie(bank)
     llm.enqueue("Which one is it now?")
-    await _say(bank, "How are you?")
-    numbered = [line for line in _memory_lines(llm.last_system_prompt) if "Paris" in line]
+    await _said_reply(bank, "How are you?")
+    numbered = [line for line in memory_lines(llm.last_system_prompt) if "Paris" in line]
     paris_number = numbered[-1].split("]")[0].lstrip("[")
     llm.enqueue("Lyon it is.")
-    said = await _say(bank, f"/wrong {paris_number} I live in Lyon")
+    said = await _said_reply(bank, f"/wrong {paris_number} I live in Lyon")
     assert said.startswith(f'Noted: memory {paris_number} ("I live in Paris.") is wrong')
     await bank.worker.wait_idle()
     export = await _export(bank)
@@ -184,14 +169,12 @@ async def test_wrong_about_one_side_of_a_question_settles_it(
 async def test_a_tie_is_not_asked_about_in_a_group_chat(
     bank: Companion, llm: ScriptedLLM
 ) -> None:
-    await _said(bank, "ana", "I live in Paris.", MARCH)
-    await _said(bank, "ana", "I live in Lyon.", MARCH + timedelta(days=2))
-    await bank.worker.check_beliefs("ana")
+    await _tie(bank)
     llm.enqueue("Hi all!")
-    await _say(bank, "Hello everyone", private=False)
+    await _said_reply(bank, "Hello everyone", private=False)
     assert "Something to check" not in llm.last_system_prompt
     llm.enqueue("So, which is it?")
-    await _say(bank, "Hi")
+    await _said_reply(bank, "Hi")
     assert "Something to check" in llm.last_system_prompt  # kept for the private chat
 
 
@@ -203,8 +186,8 @@ async def test_a_taught_fact_outweighs_an_extracted_one(bank: Companion, llm: Sc
     assert statuses[said.id] == ("superseded", taught.id)
     assert statuses[taught.id] == ("active", None)
     llm.enqueue("A nurse [1].")
-    await _say(bank, "What do I do for a living?")
-    lines = _memory_lines(llm.last_system_prompt)
+    await _said_reply(bank, "What do I do for a living?")
+    lines = memory_lines(llm.last_system_prompt)
     assert any("nurse" in line for line in lines) and not any("teacher" in line for line in lines)
 
 
@@ -217,8 +200,8 @@ async def test_the_companions_own_contradiction_is_caught(bank: Companion, llm: 
     statuses = {f["id"]: (f["status"], f["superseded_by"]) for f in (await _export(bank))["facts"]}
     assert statuses[later.id] == ("superseded", jazz.id)  # it keeps its first word
     llm.enqueue("I love jazz [1]!")
-    await _say(bank, "Do you like jazz music?")
-    lines = _memory_lines(llm.last_system_prompt)
+    await _said_reply(bank, "Do you like jazz music?")
+    lines = memory_lines(llm.last_system_prompt)
     assert any("you: I love jazz." in line for line in lines)
     assert not any("can't stand" in line for line in lines)
     admin = await _admin(bank, "/admin beliefs ana")
@@ -236,9 +219,9 @@ async def test_beliefs_are_checked_per_user(bank: Companion, llm: ScriptedLLM) -
     anas = await _admin(bank, "/admin beliefs ana")
     assert "Question (open)" in anas and bob_paris.id[:8] not in anas and "Paris" not in anas
     llm.enqueue("Paris, Bob!")
-    await _say(bank, "Which city do I live in?", user="bob")
+    await _said_reply(bank, "Which city do I live in?", user="bob")
     assert "Something to check" not in llm.last_system_prompt  # ana's tie is not bob's
-    lines = _memory_lines(llm.last_system_prompt)
+    lines = memory_lines(llm.last_system_prompt)
     assert any("Paris" in line for line in lines)
     assert not any("Berlin" in line or "Lyon" in line for line in lines)
 
