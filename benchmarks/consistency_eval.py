@@ -1,10 +1,15 @@
 """Consistent beliefs: when people change, does the newest belief win, and is nothing else lost?
 
 MemoryBank's evaluation (accuracy of the bank's beliefs and consistency = 1 - violated /
-applicable constraints over all beliefs), on `benchmarks.consistency_data`: user timelines of
-statements over weeks, some changing an earlier one (moves, jobs, pets, relationships, diets,
-ages, counts, favourites), many compatible with the ones before ("I live in Berlin" / "I love
-Berlin's parks"), and a few in which the companion contradicts what it said about itself.
+applicable constraints over all beliefs), on two sets of generated user timelines: statements
+over weeks, some changing an earlier one (moves, jobs, pets, relationships, diets, ages, counts,
+favourites), many compatible with the ones before ("I live in Berlin" / "I love Berlin's
+parks"), and a few in which the companion contradicts what it said about itself. The
+development set (`benchmarks.consistency_data`, 240 timelines) was looked at while the offline
+judge's rules were written; the held-out set (`benchmarks.consistency_heldout`, 120 timelines)
+was written apart, by an author who saw neither those rules nor the development set, and
+nothing was changed after running it. Both were generated from templates written by an AI
+assistant (see their docstrings).
 
 Each timeline's statements are stored as facts of one user, dated as said, and the belief check
 of the memory jobs runs over them (`MemoryWorker.check_beliefs`, the job the summary and teaching
@@ -12,9 +17,9 @@ jobs queue). The statements are stored as facts directly: which sentences of a c
 is measured by `recall_eval`; this measures what happens to them afterwards. Then every question
 about a subject that changed goes through `prepare`, as in a chat.
 
-It prints, for the offline judge (the default without a capable model) and for a scripted model
-judge (an oracle that answers from the data's ground truth, so the rest of the machinery shows
-what a perfect judge gives it):
+It prints, per set, for the offline judge (the default without a capable model) and for a
+scripted model judge (an oracle that answers from the data's ground truth, so the rest of the
+machinery shows what a perfect judge gives it):
 - flips: beliefs superseded; a flip is right when the two beliefs are about the same subject
   with different values and the loser is the one the data says is out of date (for the user the
   older, for the companion the later: it keeps its first word);
@@ -31,7 +36,7 @@ what a perfect judge gives it):
     python -m benchmarks.consistency_eval [--timelines N]
 
 Default settings: SQLite, embedded chromadb, the packaged MiniLM embedder. The last line is
-`flip_precision=<x> newest_in_prompt=<y>`, for the offline judge.
+`flip_precision=<x> newest_in_prompt=<y>`, for the offline judge on the held-out set.
 """
 
 from __future__ import annotations
@@ -48,7 +53,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from itertools import combinations
 
-from benchmarks.consistency_data import Statement, Timeline, timelines
+from benchmarks import consistency_data, consistency_heldout
+from benchmarks.consistency_data import Statement, Timeline
 from bot.app import Companion, open_companion
 from bot.llm.base import ChatMessage
 from bot.settings import load_settings
@@ -128,9 +134,9 @@ class Result:
     def flip_precision(self) -> float:
         return self.right_flips / self.flips if self.flips else 1.0
 
-    def row(self, name: str) -> str:
+    def row(self, data: str, judge: str) -> str:
         precision = self.right_detections / self.detections if self.detections else 1.0
-        return (f"| {name:<16} | {self.flips:>5} | {self.flip_precision:>9.3f} | "
+        return (f"| {data:<11} | {judge:<14} | {self.flips:>5} | {self.flip_precision:>9.3f} | "
                 f"{precision:>9.3f} | {self.resolved / self.changes:>8.3f} | "
                 f"{self.detected / self.changes:>8.3f} | "
                 f"{100 * (self.flips - self.right_flips) / self.beliefs:>10.2f} | "
@@ -250,32 +256,43 @@ def truth_of(data: Sequence[Timeline]) -> dict[str, tuple[str, str]]:
             for t in data for s in t.statements}
 
 
-async def evaluate(count: int) -> Result:
-    data = timelines(count)
-    statements = sum(len(t.statements) for t in data)
-    changes = sum(s.replaces is not None for t in data for s in t.statements)
-    print(f"{len(data)} timelines, {statements} statements, {changes} changes, "
-          f"{sum(len(t.questions) for t in data)} questions about a changed subject\n")
-    with tempfile.TemporaryDirectory() as folder:
-        offline = await run("offline", data, folder, None)
-        oracle = await run("oracle", data, folder, OracleJudge(truth_of(data)))
-    print("| judge            | flips | flip prec | contra pr | recall   | asked+rc | "
+# The development set was looked at while the offline judge's rules were written; the held-out
+# set was written apart, by another author who saw neither the rules nor the other set.
+DATASETS = (("development", consistency_data.timelines),
+            ("held out", consistency_heldout.timelines))
+HEADER = ("| data        | judge          | flips | flip prec | contra pr | recall   | asked+rc | "
           "wrong/100b | newest 0  | newest    | consistency | calls/bel  | ms/belief |")
-    print("|" + "|".join("-" * w for w in (18, 7, 11, 11, 10, 10, 12, 11, 11, 13, 12, 11)) + "|")
-    print(offline.row("offline"))
-    print(oracle.row("scripted model"))
+
+
+async def evaluate(count: int | None) -> Result:
+    """Both data sets, both judges; returns the offline judge's result on the held-out set."""
+    rows, held_out = [], Result()
+    with tempfile.TemporaryDirectory() as folder:
+        for name, make in DATASETS:
+            data = make()[:count] if count else make()
+            statements = sum(len(t.statements) for t in data)
+            changes = sum(s.replaces is not None for t in data for s in t.statements)
+            print(f"{name}: {len(data)} timelines, {statements} statements, {changes} changes, "
+                  f"{sum(len(t.questions) for t in data)} questions about a changed subject")
+            offline = await run(f"{name}-offline", data, folder, None)
+            oracle = await run(f"{name}-oracle", data, folder, OracleJudge(truth_of(data)))
+            rows += [offline.row(name, "offline"), oracle.row(name, "scripted model")]
+            held_out = offline
+            for miss in offline.misses[:10]:
+                print(f"  wrong flip ({name}, offline): {miss}")
+    print()
+    print(HEADER)
+    print("|" + "|".join("-" * len(cell) for cell in HEADER.strip("|").split("|")) + "|")
+    print("\n".join(rows))
     print("\nnewest 0: the prompt without the check (every belief kept side by side); "
           "recall: changes whose old belief was superseded; asked+rc: or asked about.")
-    if offline.misses:
-        print("\nWrong flips of the offline judge:")
-        for miss in offline.misses[:20]:
-            print(f"  {miss}")
-    return offline
+    return held_out
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--timelines", type=int, default=240)
+    parser.add_argument("--timelines", type=int, default=None,
+                        help="use only the first N timelines of each set")
     args = parser.parse_args()
     offline = asyncio.run(evaluate(args.timelines))
     print(f"flip_precision={offline.flip_precision:.3f} "
