@@ -7,8 +7,11 @@ favourites), many compatible with the ones before ("I live in Berlin" / "I love 
 parks"), and a few in which the companion contradicts what it said about itself. The
 development set (`benchmarks.consistency_data`, 240 timelines) was looked at while the offline
 judge's rules were written; the held-out set (`benchmarks.consistency_heldout`, 120 timelines)
-was written apart, by an author who saw neither those rules nor the development set, and
-nothing was changed after running it. Both were generated from templates written by an AI
+was written apart, by an author who saw neither those rules nor the development set. Its first
+run found a bug ("still smoke-free" read as smoking) and a label to correct (the held-out
+template "41 and I still can't whistle" states the current age but was labelled as saying
+nothing, so flips it made were counted wrong); both were fixed and the set run again (the
+README gives both runs). Both were generated from templates written by an AI
 assistant (see their docstrings).
 
 Each timeline's statements are stored as facts of one user, dated as said, and the belief check

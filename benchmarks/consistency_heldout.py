@@ -784,7 +784,10 @@ _AGE = _Subject(
         "wait, did I say {old}? I'm {v}, my birthday was last week lol",
         "correction, I'm {v} now, not {old}, forgot I'd had a birthday",
     ),
-    restate={"*": ("still {v}, for a few more months anyway", "yep, {v}")},
+    # "{v} and I still can't whistle" states the current age: a restatement, not a trap (it
+    # was listed as a trap in the first run; see benchmarks/consistency_eval.py).
+    restate={"*": ("still {v}, for a few more months anyway", "yep, {v}",
+                   "{v} and I still can't whistle")},
     traps=(
         "my dad turns {n} next week",
         "my grandma is {n} and sharper than me",
@@ -792,7 +795,6 @@ _AGE = _Subject(
         "my car is {n} years old and still going",
         "I'll be {future} next year, yikes",
         "when I was {past} I thought I knew everything",
-        "{v} and I still can't whistle",
         "my boss is {n}, looks about 30",
         "ran {n} laps of the park this morning, dying",
     ),

@@ -385,8 +385,8 @@ _RULES: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], Claim | None]], .
          r"\b(?:i'm|im)\s+(?:no longer|not)\s+(?:a\s+)?(?:vegetarian|vegan)\b",
          _fixed("diet", "meat")),
         (_WHO + r"(?:quit|stopped|gave up|don't|do not|no longer)\s+smok(?:e|ing)\b|"
-         r"\bnon[- ]?smoker\b", _fixed("smokes", "no")),
-        (_WHO + r"(?:still\s+)?smoke\b(?!\s+(?:salmon|meat|fish|brisket|ribs|alarm))|"
+         r"\bnon[- ]?smoker\b|\bsmoke[- ]free\b", _fixed("smokes", "no")),
+        (_WHO + r"(?:still\s+)?smoke\b(?![- ]free|\s+(?:salmon|meat|fish|brisket|ribs|alarm))|"
          r"\b(?:i'm|im)\s+(?:a\s+)?smoker\b|" + _WHO + r"(?:picked up|started)\s+smoking\b",
          _fixed("smokes", "yes")),
         # Favourites, likes and dislikes.

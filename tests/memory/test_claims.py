@@ -26,6 +26,7 @@ CHANGES = [  # an earlier statement, and a later one that cannot hold with it
     ("I have a dog.", "We don't have the dog anymore."),
     ("I'm single.", "We got married in June!"),
     ("I smoke.", "Gave up smoking in January."),
+    ("I smoke.", "Still smoke-free!"),
     ("My favourite colour is blue.", "Green is my colour now."),
     ("I love jazz.", "Honestly, I can't stand jazz."),
     ("I'm a cat person.", "I'm not much of a cat person after all."),
