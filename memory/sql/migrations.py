@@ -10,6 +10,7 @@ from collections.abc import Callable
 from sqlalchemy import (
     Connection,
     String,
+    bindparam,
     cast,
     func,
     insert,
@@ -137,13 +138,21 @@ def _beliefs(conn: Connection) -> None:
                facts.c.said_at, facts.c.origin)
         .where(facts.c.about.is_(None) & (facts.c.confidence == 0))
     ).mappings().all()
+    changes = []
     for row in stored:
         fact = Fact(row["id"], row["user_id"], row["text"], Speaker(row["speaker"]),
                     row["said_at"], (), Origin(row["origin"]))
         columns = belief_columns(fact)
-        conn.execute(update(facts).where(facts.c.seq == row["seq"]).values(
-            about=columns["about"], subject=columns["subject"],
-            confidence=columns["confidence"]))
+        changes.append({"row": row["seq"], "new_about": columns["about"],
+                        "new_subject": columns["subject"],
+                        "new_confidence": columns["confidence"]})
+    if changes:  # one statement, executed for every row
+        conn.execute(
+            update(facts).where(facts.c.seq == bindparam("row")).values(
+                about=bindparam("new_about"), subject=bindparam("new_subject"),
+                confidence=bindparam("new_confidence")),
+            changes,
+        )
 
 
 def _add_missing_columns(conn: Connection, columns: tuple[tuple[str, str, str], ...]) -> None:
