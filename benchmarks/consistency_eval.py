@@ -280,7 +280,7 @@ async def evaluate(count: int | None) -> Result:
             offline = await run(f"{name}-offline", data, folder, None)
             oracle = await run(f"{name}-oracle", data, folder, OracleJudge(truth_of(data)))
             rows += [offline.row(name, "offline"), oracle.row(name, "scripted model")]
-            held_out = offline
+            held_out = offline  # the last set is the held-out one
             for miss in offline.misses[:10]:
                 print(f"  wrong flip ({name}, offline): {miss}")
     print()
