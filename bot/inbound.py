@@ -42,11 +42,6 @@ def clean_message(text: str, max_chars: int) -> str:
     return cleaned
 
 
-def straight_quotes(text: str) -> str:
-    """Phone keyboards type curly apostrophes (U+2019): the patterns here use straight ones."""
-    return text.replace("\u2019", "'").replace("\u2018", "'")
-
-
 def _is_control(ch: str) -> bool:
     # Cc: C0/C1 controls (NUL, ESC, DEL, CR...); Cs: lone surrogates that cannot be stored.
     return unicodedata.category(ch) in {"Cc", "Cs"}

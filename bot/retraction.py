@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from bot.inbound import straight_quotes
 from memory.facts import FactStore
 from memory.feedback import FeedbackMemory
+from memory.lexical import straight_quotes
 from memory.topics import IndexedTopicStore
 from memory.types import Fact, Memory, Topic
 

@@ -16,10 +16,9 @@ from datetime import UTC, datetime
 
 from bot.corrections import model_says_yes
 from bot.errors import ModelUnavailable, UserFacingError
-from bot.inbound import straight_quotes
 from bot.llm.base import ChatModel
 from memory.facts import FactStore
-from memory.lexical import STOP_WORDS
+from memory.lexical import STOP_WORDS, straight_quotes
 from memory.types import Fact, Origin, Round, Speaker
 
 log = logging.getLogger(__name__)

@@ -19,6 +19,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from memory.lexical import straight_quotes
+
 
 @dataclass(frozen=True, slots=True)
 class Claim:
@@ -29,7 +31,6 @@ class Claim:
     value: str
 
 
-_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
 _SENTENCES = re.compile(r"(?<=[.!?…;])\s+|\n+|\s+(?:but|and then|though)\s+", re.I)
 # Whatever these say is not how things are now.
 _NOT_NOW = re.compile(
@@ -169,14 +170,6 @@ def _partner_name(match: re.Match[str]) -> Claim | None:
     return Claim(f"partner_name:{group}", match.group("value").split()[0].lower())
 
 
-def _relationship(value: str) -> Callable[[re.Match[str]], Claim | None]:
-    return lambda match: Claim("relationship", value)
-
-
-def _relationship_word(match: re.Match[str]) -> Claim | None:
-    return Claim("relationship", match.group("value").lower())
-
-
 def _favourite(match: re.Match[str]) -> Claim | None:
     thing = match.group("thing").lower().replace("colour", "color")
     value = _object(match.group("value"))
@@ -266,10 +259,12 @@ _RULES: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], Claim | None]], .
         (_CLAUSE + _NAME + r"\s+is\s+(?:where (?:i|we) live|(?:my |our )?home(?: now)?" + _END
          + ")", _home),
         (r"\b(?:i'm|im|i am)\s+an?\s+" + _NAME + r"\s+local\b", _home),
+        (_CLAUSE + r"home is\s+(?:now\s+)?" + _NAME, _home),
+        (r"\bmy\s+(?:new\s+)?(?:place|flat|apartment|house)\s+in\s+" + _NAME, _home),
         # What they do for a living, and for whom.
         (_WHO_AM + r"(?:working as\s+|employed as\s+)?an?\s+" + _JOB, _job),
         (_WHO + r"(?:work|working)\s+as\s+an?\s+" + _JOB, _job),
-        (_WHO + r"(?:got|landed|started|took|accepted)\s+(?:a|my|the)?\s*(?:new\s+)?"
+        (_WHO + r"(?:got|landed|started|took|accepted)\s+(?:a|my|the)?\s*(?:first\s+|new\s+)?"
          r"(?:job|position|role)\s+as\s+an?\s+" + _JOB, _job),
         (_WHO + r"(?:became|become|retrained as|qualified as)\s+an?\s+" + _JOB, _job),
         (r"^as\s+an?\s+" + _JOB + r",?\s+i\b", _job),
@@ -283,60 +278,27 @@ _RULES: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], Claim | None]], .
          _plain("employer")),
         (_CLAUSE + r"(?:the\s+)?" + _NAME + r"\s+pays\s+(?:my|the)\s+bills\b",
          _plain("employer")),
+        (r"\bmy job(?:'s| is)\s+(?:at|with)\s+(?:the\s+)?" + _NAME, _plain("employer")),
+        (_CLAUSE + _NAME + r"\s+hired me\b", _plain("employer")),
         (r"(?:\bi'm|\bim|\bi am|\bi've been|^been)\s+(?:now\s+)?with\s+(?:the\s+)?" + _NAME
          + r"\s+(?:now|since|for)\b", _employer_in_context),
         # Their name, their partner, their pets.
-        (_CLAUSE + r"home is\s+(?:now\s+)?" + _NAME, _home),
-        (r"\bmy\s+(?:new\s+)?(?:place|flat|apartment|house)\s+in\s+" + _NAME, _home),
-        (r"\bmy job(?:'s| is)\s+(?:at|with)\s+(?:the\s+)?" + _NAME, _plain("employer")),
-        (_CLAUSE + _NAME + r"\s+hired me\b", _plain("employer")),
-        (_WHO + r"(?:got|landed|started|took|accepted)\s+(?:a|my|the)?\s*(?:first\s+|new\s+)?"
-         r"(?:job|position|role)\s+as\s+an?\s+" + _JOB, _job),
-        (_WHO + r"tied the knot\b", _relationship("married")),
-        (r"\bmy\s+team\s+is\s+(?:the\s+)?" + _NAME, _plain("favorite:team")),
-        (r"\bsince\s+(?:going|switching to|becoming|turning)\s+(?P<value>vegetarian|vegan|"
-         r"pescatarian|veggie)\b|\bback to being\s+(?:a\s+)?(?P<back>vegetarian|vegan|"
-         r"pescatarian)\b", lambda m: Claim("diet", _diet(m.group("value") or m.group("back")))),
-        (_WHO + r"(?:back on|eating)\s+meat\b", _fixed("diet", "meat")),
-        (_WHO + r"(?:eat|follow|on)\s+a\s+(?:fully\s+)?plant-based diet\b",
-         _fixed("diet", "vegan")),
-        (_CLAUSE + r"(?P<value>[\w'][\w' -]{0,30}?),\s+my\s+(?:new\s+)?fav(?:ou?rite)?\s+"
-         r"(?P<thing>[a-z]+)\b", _favourite),
-        (r"\bfav(?:ou?rite)?\s+(?P<thing>[a-z]+):\s+" + _LIKE_OBJECT, _favourite),
-        (_CLAUSE + r"(?P<value>[\w'][\w' -]{0,30}?)\s+is\s+my\s+(?P<thing>colou?r|drink|season|"
-         r"sport|song|food|genre|team|film|movie|book|band|dish)(?:\s+now)?\s*(?:[.!,]|$)",
-         _favourite),
-        (r"\bmy\s+(?:new\s+)?" + _PET + r"(?:'s|\s+is)\s+(?:called|named)\s+" + _NAME, _pet_name),
-        (r"\bmy\s+(?:new\s+)?" + _PET + r"\s+is\s+" + _NAME + r"\s*(?:now\s*)?(?:[.!,]|$)",
-         _pet_name),
-        (r"\bmy\s+" + _ROLE + r"\s+is\s+" + _NAME + r"\s*(?:now\b|[.!,]|$)", _partner_name),
-        (_CLAUSE + _NAME + r"\s+\(my\s+" + _ROLE + r"\)", _partner_name),
-        (r"\bmy\s+" + _NUMBER + r"\s+" + _COUNTED_NOUN, _count),
-        (r"\bparent of\s+" + _NUMBER + r"\b", lambda m: _count_of(m, "kids")),
-        (r"\b(?:that's|which makes|makes|so)\s+" + _NUMBER + r"\s+" + _COUNTED_NOUN
-         + r"(?:\s+(?:for us|for me|now))?\s*(?:[.!,]|$)", _count),
-        (r"\bowner of\s+" + _NUMBER + r"\s+" + _COUNTED_NOUN, _count),
-        (_WHO + r"grew up with\s+" + _NUMBER + r"\s+" + _COUNTED_NOUN, _count),
-        (r"^" + _NUMBER + r"\s+" + _COUNTED_NOUN + r"\s*,", _count),
-        (r"\bas an?\s+" + _NUMBER + r"[- ]year[- ]old\b", _age),
-        (r"^(?:officially\s+)?" + _NUMBER + r"\s+(?:as of today|now)\b", _age),
-        (_WHO_AM + r"smoking again\b|^smoker\b|\bpack a day\b", _fixed("smokes", "yes")),
-        (r"\b(?:i'm|im|i am)\s+(?:more of\s+|very much\s+)?an?\s+(?P<value>[a-z]+(?: [a-z]+)?)"
-         r"\s+person\b", _kind_of_person("yes")),
-        (r"\b(?:i'm|im|i am)\s+not\s+(?:much of\s+)?an?\s+(?P<value>[a-z]+(?: [a-z]+)?)"
-         r"\s+person\b", _kind_of_person("no")),
         (r"\bmy name(?:'s| is)\s+" + _NAME, _plain("name")),
         (r"\b(?:just\s+)?call me\s+" + _NAME, _plain("name")),
         (r"\bmy\s+" + _ROLE + r"(?:'s name is|\s+is\s+(?:called|named)|,?\s+)\s*" + _NAME,
          _partner_name),
+        (r"\bmy\s+" + _ROLE + r"\s+is\s+" + _NAME + r"\s*(?:now\b|[.!,]|$)", _partner_name),
+        (_CLAUSE + _NAME + r"\s+\(my\s+" + _ROLE + r"\)", _partner_name),
         (_CLAUSE + _NAME + r"\s+is\s+my\s+" + _ROLE + r"\b", _partner_name),
-        (r"\b(?:my|our)\s+(?:new\s+)?" + _PET + r"(?:'s name is|\s+is\s+(?:called|named)|,?\s+)"
-         r"\s*" + _NAME, _pet_name),
+        (r"\b(?:my|our)\s+(?:new\s+)?" + _PET
+         + r"(?:'s name is|(?:'s|\s+is)\s+(?:called|named)|,?\s+)\s*" + _NAME, _pet_name),
         (_CLAUSE + _NAME + r"\s+is\s+my\s+" + _PET + r"\b", _pet_name),
         (_CLAUSE + _NAME + r"\s+\(my\s+" + _PET + r"\)", _pet_name),
         (_WHO + r"(?:have|has|got|adopted|own|brought home)\s+(?:a|an|our|my)?\s*(?:new\s+)?"
          + _PET + r"\s+(?:called|named)\s+" + _NAME, _pet_name),
         (r"\brenamed\s+(?:the|our|my)\s+" + _PET + r"\s+(?:to\s+)?" + _NAME, _pet_name),
+        (r"\bmy\s+(?:new\s+)?" + _PET + r"\s+is\s+" + _NAME + r"\s*(?:now\s*)?(?:[.!,]|$)",
+         _pet_name),
         (_WHO + r"(?:have|own|adopted|got|'ve got|have got)\s+an?\s+" + _PET + _END,
          _has_pet("yes")),
         (_WHO_AM + r"an?\s+" + _PET + r"\s+(?:owner|mum|mom|dad)\b", _has_pet("yes")),
@@ -348,6 +310,8 @@ _RULES: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], Claim | None]], .
         # Age and counts.
         (_WHO_AM + _NUMBER + r"(?:\s+years?\s+(?:old|young)|\s*(?:yo|y/o)\b|" + _END + ")",
          _age),
+        (r"\bas an?\s+" + _NUMBER + r"[- ]year[- ]old\b", _age),
+        (r"^(?:officially\s+)?" + _NUMBER + r"\s+(?:as of today|now)\b", _age),
         (r"^" + _NUMBER + r"\s+(?:years?\s+(?:old|young)|today)\b", _age),
         (_WHO + r"turned\s+" + _NUMBER + r"\b", _age),
         (r"\byear older\W+" + _NUMBER + r"\b", _age),
@@ -355,22 +319,30 @@ _RULES: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], Claim | None]], .
         (_WHO + r"(?:have|'ve got|have got|got)\s+" + _NUMBER + r"\s+(?:little\s+)?"
          + _COUNTED_NOUN, _count),
         (r"^" + _NUMBER + r"\s+" + _COUNTED_NOUN + r"\s+(?:now|keeps?|and|here)\b", _count),
+        (r"\bmy\s+" + _NUMBER + r"\s+" + _COUNTED_NOUN, _count),
+        (r"\bparent of\s+" + _NUMBER + r"\b", lambda m: _count_of(m, "kids")),
+        (r"\b(?:that's|which makes|makes|so)\s+" + _NUMBER + r"\s+" + _COUNTED_NOUN
+         + r"(?:\s+(?:for us|for me|now))?\s*(?:[.!,]|$)", _count),
+        (r"\bowner of\s+" + _NUMBER + r"\s+" + _COUNTED_NOUN, _count),
+        (_WHO + r"grew up with\s+" + _NUMBER + r"\s+" + _COUNTED_NOUN, _count),
+        (r"^" + _NUMBER + r"\s+" + _COUNTED_NOUN + r"\s*,", _count),
         (_WHO + r"(?:don't|do not)\s+have\s+(?:any\s+)?(?P<noun>kids|children|siblings)\b"
          r"|^no (?P<none>kids|children|siblings)\b",
          lambda m: Claim(f"count:{_COUNTED[(m.group('noun') or m.group('none')).lower()]}", "0")),
         (r"\b(?:i'm|im|i am)\s+an only child\b", _fixed("count:siblings", "0")),
         # Relationships.
         (_WHO_AM + r"(?:happily\s+|newly\s+)?(?P<value>single|married|engaged|divorced|"
-         r"separated|widowed)\b", _relationship_word),
-        (r"\b(?:i'm|im|i am)\s+" + _ADVERBS + r"(?P<value>dating)\b", _relationship_word),
+         r"separated|widowed)\b", _plain("relationship")),
+        (r"\b(?:i'm|im|i am)\s+" + _ADVERBS + r"(?P<value>dating)\b", _plain("relationship")),
         (r"^(?:being\s+)?(?P<value>single|married|engaged|divorced|separated|widowed)"
-         r"(?:\s+now)?\s*[,.!]", _relationship_word),
-        (_WHO + r"got\s+(?P<value>married|engaged|divorced)\b", _relationship_word),
-        (_WHO + r"(?:broke up|split up|separated)\b", _relationship("single")),
+         r"(?:\s+now)?\s*[,.!]", _plain("relationship")),
+        (_WHO + r"got\s+(?P<value>married|engaged|divorced)\b", _plain("relationship")),
+        (_WHO + r"tied the knot\b", _fixed("relationship", "married")),
+        (_WHO + r"(?:broke up|split up|separated)\b", _fixed("relationship", "single")),
         (_WHO + r"(?:have|'ve got|got)\s+a\s+(?:girlfriend|boyfriend|partner)\b",
-         _relationship("relationship")),
-        (_WHO + r"(?:seeing someone|dating someone)\b", _relationship("dating")),
-        (_WHO_AM + r"in a relationship\b", _relationship("relationship")),
+         _fixed("relationship", "relationship")),
+        (_WHO + r"(?:seeing someone|dating someone)\b", _fixed("relationship", "dating")),
+        (_WHO_AM + r"in a relationship\b", _fixed("relationship", "relationship")),
         # Diet and smoking.
         (_WHO + r"(?:fully\s+|strictly\s+|a\s+|gone\s+|went\s+|become\s+|became\s+)*"
          r"(?P<value>vegetarian|vegan|pescatarian|pescetarian|veggie)\b(?!\s+(?:food|curry|"
@@ -384,20 +356,33 @@ _RULES: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], Claim | None]], .
          r"\b(?:i'm|im)\s+an?\s+(?:meat[- ]eater|meat lover|omnivore)\b|"
          r"\b(?:i'm|im)\s+(?:no longer|not)\s+(?:a\s+)?(?:vegetarian|vegan)\b",
          _fixed("diet", "meat")),
+        (r"\bsince\s+(?:going|switching to|becoming|turning)\s+(?P<value>vegetarian|vegan|"
+         r"pescatarian|veggie)\b|\bback to being\s+(?:a\s+)?(?P<back>vegetarian|vegan|"
+         r"pescatarian)\b", lambda m: Claim("diet", _diet(m.group("value") or m.group("back")))),
+        (_WHO + r"(?:back on|eating)\s+meat\b", _fixed("diet", "meat")),
+        (_WHO + r"(?:eat|follow|on)\s+a\s+(?:fully\s+)?plant-based diet\b",
+         _fixed("diet", "vegan")),
         (_WHO + r"(?:quit|stopped|gave up|don't|do not|no longer)\s+smok(?:e|ing)\b|"
          r"\bnon[- ]?smoker\b|\bsmoke[- ]free\b", _fixed("smokes", "no")),
         (_WHO + r"(?:still\s+)?smoke\b(?![- ]free|\s+(?:salmon|meat|fish|brisket|ribs|alarm))|"
          r"\b(?:i'm|im)\s+(?:a\s+)?smoker\b|" + _WHO + r"(?:picked up|started)\s+smoking\b",
          _fixed("smokes", "yes")),
+        (_WHO_AM + r"smoking again\b|^smoker\b|\bpack a day\b", _fixed("smokes", "yes")),
         # Favourites, likes and dislikes.
         (r"\bmy\s+(?:all[- ]time\s+|absolute\s+|new\s+)?fav(?:ou?rite)?\s+(?P<thing>[a-z]+)"
          r"(?:'s|\s+is)\s+(?:definitely\s+|probably\s+|still\s+|now\s+)?" + _LIKE_OBJECT,
          _favourite),
         (_CLAUSE + r"(?P<value>[\w'][\w' -]{0,30}?)\s+is\s+my\s+(?:all[- ]time\s+|new\s+)?"
          r"fav(?:ou?rite)?\s+(?P<thing>[a-z]+)\b", _favourite),
-        (r"\bmy\s+team\s+is\s+" + _NAME, _plain("favorite:team")),
+        (r"\bmy\s+team\s+is\s+(?:the\s+)?" + _NAME, _plain("favorite:team")),
         (r"^(?:a\s+)?(?:big|huge|massive|lifelong|die-hard|proud)\s+" + _NAME
          + r"\s+supporter\b", _plain("favorite:team")),
+        (_CLAUSE + r"(?P<value>[\w'][\w' -]{0,30}?),\s+my\s+(?:new\s+)?fav(?:ou?rite)?\s+"
+         r"(?P<thing>[a-z]+)\b", _favourite),
+        (r"\bfav(?:ou?rite)?\s+(?P<thing>[a-z]+):\s+" + _LIKE_OBJECT, _favourite),
+        (_CLAUSE + r"(?P<value>[\w'][\w' -]{0,30}?)\s+is\s+my\s+(?P<thing>colou?r|drink|season|"
+         r"sport|song|food|genre|team|film|movie|book|band|dish)(?:\s+now)?\s*(?:[.!,]|$)",
+         _favourite),
         (_WHO + r"(?:really\s+|absolutely\s+|just\s+|totally\s+|truly\s+|still\s+)?"
          r"(?:love|like|enjoy|adore)\s+" + _LIKE_OBJECT, _likes("yes")),
         (_WHO + r"can't get enough of\s+" + _LIKE_OBJECT, _likes("yes")),
@@ -406,6 +391,10 @@ _RULES: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], Claim | None]], .
          r"can't stand|cannot stand|don't like|do not like|don't enjoy|don't care for|"
          r"no longer like|no longer enjoy|gone off)\s+" + _LIKE_OBJECT, _likes("no")),
         (r"\b(?:i'm|im)\s+not\s+(?:a\s+)?(?:big\s+)?fan of\s+" + _LIKE_OBJECT, _likes("no")),
+        (r"\b(?:i'm|im|i am)\s+(?:more of\s+|very much\s+)?an?\s+(?P<value>[a-z]+(?: [a-z]+)?)"
+         r"\s+person\b", _kind_of_person("yes")),
+        (r"\b(?:i'm|im|i am)\s+not\s+(?:much of\s+)?an?\s+(?P<value>[a-z]+(?: [a-z]+)?)"
+         r"\s+person\b", _kind_of_person("no")),
     )
 )
 # Someone else is the subject before the claim: "My sister lives in Rome", "since my dad quit".
@@ -433,7 +422,7 @@ def _diet(word: str) -> str:
 
 def claim_of(text: str) -> Claim | None:
     """The one claim a statement makes about its speaker, or None (none, several, or unsure)."""
-    found = {claim for sentence in _SENTENCES.split(text.translate(_QUOTES))
+    found = {claim for sentence in _SENTENCES.split(straight_quotes(text))
              if (claim := _claim_of_sentence(sentence.strip())) is not None}
     return found.pop() if len(found) == 1 else None
 
@@ -453,7 +442,7 @@ def _claim_of_sentence(sentence: str) -> Claim | None:
 
 def says_change(text: str) -> bool:
     """The statement says something changed ("we moved", "now", "no longer", "just turned")."""
-    return bool(_CHANGE.search(text.translate(_QUOTES)))
+    return bool(_CHANGE.search(straight_quotes(text)))
 
 
 def agree(subject: str, first: str, second: str) -> bool:

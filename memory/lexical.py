@@ -74,3 +74,8 @@ def _quoted(text: str) -> str:
 @functools.cache
 def _english_stemmer() -> Any:
     return snowballstemmer.stemmer("english")
+
+
+def straight_quotes(text: str) -> str:
+    """Phone keyboards type curly apostrophes (U+2019): text patterns use straight ones."""
+    return text.replace("\u2019", "'").replace("\u2018", "'")
