@@ -28,7 +28,6 @@ SIMILAR_CANDIDATES = 12  # nearest facts looked at to find the most similar beli
 class CheckReport:
     checked: int = 0
     superseded: int = 0
-    asked: int = 0
 
 
 class BeliefChecker:
@@ -48,9 +47,8 @@ class BeliefChecker:
                 await self.check(belief, report)
         return report
 
-    async def check(self, belief: Belief, report: CheckReport | None = None) -> None:
-        report = report if report is not None else CheckReport()
-        premises = await self.premises(belief)
+    async def check(self, belief: Belief, report: CheckReport) -> None:
+        premises = await self.premises(belief) if self._judge.can_judge(belief) else []
         judgements = await self._judge.judge(belief, premises) if premises else []
         disputed = await self.rows.disputed(belief.user_id, [p.id for p in premises])
         settlement = decide(belief, premises, judgements, self._settings, disputed)
@@ -59,7 +57,6 @@ class BeliefChecker:
             return
         report.checked += 1
         report.superseded += len(superseded)
-        report.asked += settlement.ask is not None
         if superseded:
             log.info("Belief check for %s: %d superseded by %s", belief.user_id,
                      len(superseded), (settlement.winner or "")[:8])

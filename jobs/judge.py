@@ -39,6 +39,11 @@ class JudgeUnusable(RuntimeError):
 
 
 class Judge(Protocol):
+    def can_judge(self, new: Belief) -> bool:
+        """False when every judgement of `new` would be neutral: its premises need not be
+        looked up."""
+        ...
+
     async def judge(self, new: Belief, premises: Sequence[Belief]) -> list[Judgement]:
         """One judgement per premise, in order. Raises `JudgeUnusable` or `ModelUnavailable`
         when it cannot judge."""
@@ -48,6 +53,9 @@ class Judge(Protocol):
 class HeuristicJudge:
     """Contradiction only for the same subject with values that cannot both hold (see
     `memory.claims`); entailment for the same value; neutral otherwise."""
+
+    def can_judge(self, new: Belief) -> bool:
+        return new.subject is not None  # the subject of its claim, found when it was stored
 
     async def judge(self, new: Belief, premises: Sequence[Belief]) -> list[Judgement]:
         claim = claim_of(new.fact.text)

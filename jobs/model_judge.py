@@ -37,6 +37,9 @@ class ModelJudge:
         self._timeout = timeout_seconds
         self._user_name = user_name
 
+    def can_judge(self, new: Belief) -> bool:
+        return True
+
     async def judge(self, new: Belief, premises: Sequence[Belief]) -> list[Judgement]:
         if not premises:
             return []
