@@ -31,6 +31,7 @@ from bot.llm.openai_chat import OpenAIChat
 from bot.prompt import memory_line
 from bot.retraction import Retractions
 from bot.settings import EmbeddingSettings, LLMSettings, Settings
+from bot.sharing import Sharing
 from bot.teaching import Teaching
 from jobs.belief_checks import BeliefChecker
 from jobs.drafts import Summarizer
@@ -40,7 +41,10 @@ from jobs.judge import HeuristicJudge, Judge
 from jobs.labels import LabelResolver
 from jobs.llm_summarizer import LLMSummarizer
 from jobs.model_judge import ModelJudge
+from jobs.pool_scoring import PoolScorer
+from jobs.pool_upkeep import PoolRules, PoolUpkeep
 from jobs.queue import JobQueue
+from jobs.retraining import Retrainer
 from jobs.scheduler import SweepScheduler
 from jobs.topic_writes import TopicWrites
 from jobs.worker import Cadence, MemoryWorker
@@ -52,16 +56,21 @@ from memory.embeddings.packaged import (
     minilm_tokenizer_file,
     smollm2_model_file,
 )
+from memory.examples import PoolExamples
 from memory.facts import FactStore
 from memory.feedback import FeedbackMemory, LookupSettings
+from memory.pool import SharedPool
 from memory.protocols import Embedder
 from memory.relevance import Relevance, RelevancePlan
+from memory.scrub import PresidioScrubber, Scrubber
 from memory.sql.belief_rows import SQLBeliefRows
 from memory.sql.engine import open_engine
 from memory.sql.fact_rows import SQLFactRows
 from memory.sql.feedback_rows import SQLFeedbackRows
 from memory.sql.migrations import migrate
+from memory.sql.pool_rows import SQLPoolRows
 from memory.sql.profiles import SQLProfileStore
+from memory.sql.retriever_rows import SQLRetrieverRows
 from memory.sql.rounds import SQLRoundStore
 from memory.sql.stats import memory_stats
 from memory.sql.topic_rows import SQLTopicRows
@@ -70,7 +79,14 @@ from memory.tokens import TokenCounter, WordPieceCounter
 from memory.topics import IndexedTopicStore
 from memory.types import Recall, ScoredTopic, Topic
 from memory.vectors import ChromaIndex, open_client
-from personas.loader import PACKAGED_DIR, Persona, PersonaError, load_personas
+from personas.loader import (
+    PACKAGED_DIR,
+    Persona,
+    PersonaError,
+    Rubric,
+    load_personas,
+    load_rubrics,
+)
 
 
 @dataclass(frozen=True)
@@ -90,6 +106,9 @@ class Companion:
     worker: MemoryWorker
     access: AccessPolicy
     beliefs: SQLBeliefRows
+    sharing: Sharing
+    pool: PoolUpkeep
+    examples: PoolExamples
 
     async def add_topic(self, user_id: str, label: str, description: str) -> Topic:
         """Store a topic description for a user (Python API)."""
@@ -109,18 +128,21 @@ class Companion:
 
 @asynccontextmanager
 async def open_companion(
-    settings: Settings, *, model: ChatModel | None = None, sweep: bool = False
+    settings: Settings, *, model: ChatModel | None = None, sweep: bool = False,
+    scrubber: Scrubber | None = None,
 ) -> AsyncIterator[Companion]:
     """Open the stores and the model; everything is closed when the block ends.
 
     `model` replaces the configured chat model (benchmarks time memory work without generation).
     `sweep` starts the periodic memory sweep, for long-running processes (the chat, the bots).
+    `scrubber` is one already loaded (a process that opens many companions, such as the tests).
     Raises `ConfigError`, naming the setting, when a store or model cannot be opened.
     """
     async with AsyncExitStack() as stack:
         data_dir = settings.resolved_data_dir
         data_dir.mkdir(parents=True, exist_ok=True)
         personas = _personas(settings.personas_dir, settings.chat.persona)
+        rubrics = _rubrics(settings.personas_dir, personas)
         engine = await _open_sql(settings, stack)
         embedder = await _open_embedder(settings, stack)
         client = await _open_vector_client(settings, data_dir)
@@ -140,13 +162,28 @@ async def open_companion(
         model = model or build_chat_model(settings.llm)
         stack.push_async_callback(model.aclose)
         beliefs = SQLBeliefRows(engine, flipped_confidence=settings.beliefs.flipped_confidence)
-        worker = build_worker(settings, engine, topics, facts, beliefs, model, embedder, personas)
+        rounds = SQLRoundStore(engine)
+        pool = SharedPool(
+            SQLPoolRows(engine),
+            ChromaIndex(client, f"{settings.vector.collection}-pool-{embedder.name}"),
+            embedder,
+            scrubber or PresidioScrubber(),
+        )
+        retrievers = SQLRetrieverRows(engine)
+        pool_upkeep = build_pool_upkeep(settings, pool, retrievers, rounds, model, personas,
+                                        rubrics)
+        worker = build_worker(settings, engine, topics, facts, beliefs, model, embedder, personas,
+                              pool_upkeep)
         stack.push_async_callback(worker.aclose)
         if sweep:
             scheduler = SweepScheduler(worker, settings.sql_url, settings.memory.sweep_minutes)
             scheduler.start()
             stack.callback(scheduler.stop)
-        rounds = SQLRoundStore(engine)
+        await pool_upkeep.add_examples()
+        sharing = Sharing(pool, rounds, personas, worker, pool_upkeep.rules)
+        examples = PoolExamples(pool, retrievers, scope=settings.sharing.scope,
+                                count=settings.sharing.examples,
+                                domains=[p.domain for p in personas.values()])
         feedback = build_feedback_memory(settings, engine, client, embedder)
         confirms = _confirms_corrections(settings.feedback.confirm_with_model, settings.llm)
         corrections = Corrections(
@@ -170,13 +207,15 @@ async def open_companion(
             teaching=teaching,
             retractions=retractions,
             beliefs=beliefs,
+            examples=examples,
             on_round_stored=worker.round_stored,
+            on_replied=worker.exchange_finished,
         )
         access = AccessPolicy.from_settings(settings)
         commands = Commands(
             dialogue,
             UserCommands(dialogue, rounds, topics, facts, feedback, UserExport(engine), teaching,
-                         retractions, beliefs),
+                         retractions, beliefs, sharing),
             AdminCommands(
                 dialogue=dialogue,
                 rounds=rounds,
@@ -186,12 +225,14 @@ async def open_companion(
                 feedback=feedback,
                 worker=worker,
                 stats=lambda: memory_stats(engine),
+                sharing=sharing,
+                retrievers=retrievers,
             ),
             access,
         )
         yield Companion(
             settings, dialogue, rounds, topics, facts, relevance, feedback, embedder, model,
-            commands, worker, access, beliefs,
+            commands, worker, access, beliefs, sharing, pool_upkeep, examples,
         )
 
 
@@ -205,6 +246,24 @@ def build_relevance(
     return Relevance(topics, facts, counter, line, plan)
 
 
+def build_pool_upkeep(
+    settings: Settings, pool: SharedPool, retrievers: SQLRetrieverRows, rounds: SQLRoundStore,
+    model: ChatModel, personas: dict[str, Persona], rubrics: dict[str, Rubric],
+) -> PoolUpkeep:
+    """`scorer = "auto"` scores with any model but the bundled demo model (too small to judge)."""
+    chosen = settings.sharing
+    scores = chosen.scorer == "model" or (chosen.scorer == "auto"
+                                          and not _is_demo_model(settings.llm))
+    return PoolUpkeep(
+        pool=pool, rounds=rounds, personas=personas, rubrics=rubrics,
+        scorer=PoolScorer(model, timeout_seconds=chosen.score_timeout_seconds) if scores
+        else None,
+        retrainer=Retrainer(pool, retrievers, by_domain=chosen.scope == "domain"),
+        rules=PoolRules(mode=chosen.mode, threshold=chosen.threshold,
+                        retrain_every=chosen.retrain_every),
+    )
+
+
 def build_worker(
     settings: Settings,
     engine: AsyncEngine,
@@ -214,6 +273,7 @@ def build_worker(
     model: ChatModel,
     embedder: Embedder,
     personas: dict[str, Persona],
+    pool: PoolUpkeep | None = None,
 ) -> MemoryWorker:
     memory = settings.memory
     queue = JobQueue(
@@ -237,6 +297,7 @@ def build_worker(
         default_persona=settings.chat.persona,
         user_name=settings.chat.user_name,
         cadence=Cadence(memory.summarize_every, memory.merge_at),
+        pool=pool,
     )
 
 
@@ -382,3 +443,19 @@ def _personas(directory: Path | None, default: str) -> dict[str, Persona]:
             f"(known: {', '.join(sorted(personas))})"
         )
     return personas
+
+
+def _rubrics(directory: Path | None, personas: dict[str, Persona]) -> dict[str, Rubric]:
+    """The rubrics beside the personas; each persona's examples must be of its domain's kinds."""
+    try:
+        rubrics = load_rubrics(directory or PACKAGED_DIR)
+    except PersonaError as error:
+        raise ConfigError(str(error)) from error
+    for persona in personas.values():
+        rubric = rubrics.get(persona.domain)
+        for example in persona.examples:
+            if rubric is not None and example.kind not in rubric.kinds:
+                raise ConfigError(
+                    f"Persona '{persona.name}': the example kind '{example.kind}' is not one of "
+                    f"the kinds of rubrics/{persona.domain}.toml ({', '.join(rubric.kinds)})")
+    return rubrics

@@ -22,6 +22,7 @@ from bot.prompt import build_messages, fit_recent
 from bot.retraction import NO_REPLY_YET, Retractions, Wrong, described, thats_wrong, wrong_command
 from bot.settings import ChatSettings
 from bot.teaching import Teaching, taught_note
+from memory.examples import PoolExamples
 from memory.feedback import FeedbackMemory
 from memory.protocols import (
     Embedder,
@@ -33,7 +34,16 @@ from memory.protocols import (
 )
 from memory.relevance import Relevance
 from memory.sql.belief_rows import SQLBeliefRows
-from memory.types import Found, Memory, Recall, Round, ScoredFeedback, Topic, memory_key
+from memory.types import (
+    Found,
+    Memory,
+    PoolEntry,
+    Recall,
+    Round,
+    ScoredFeedback,
+    Topic,
+    memory_key,
+)
 from personas.loader import Persona
 
 log = logging.getLogger(__name__)
@@ -89,8 +99,9 @@ class Refused:
 
 
 ReplyEvent = Recalled | Delta | Finished | Failed | Refused
-# Relevance, Latest_topics and clarifications: what recall finds besides Recency.
-Memories = tuple[list[Found], list[Topic], list[ScoredFeedback]]
+# Relevance, Latest_topics, clarifications and the pool's examples: what recall finds besides
+# Recency.
+Memories = tuple[list[Found], list[Topic], list[ScoredFeedback], list[PoolEntry]]
 
 CORRECT_USAGE = ("Usage: /correct <what you meant>, about my last reply. "
                  "For example: /correct I wanted a synonym")
@@ -120,11 +131,16 @@ class Dialogue:
         teaching: Teaching,
         retractions: Retractions,
         beliefs: SQLBeliefRows,
+        examples: PoolExamples | None = None,
         on_round_stored: Callable[[str, int], None] | None = None,
+        on_replied: Callable[[str, int], None] | None = None,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
     ) -> None:
         """`on_round_stored(user_id, rounds_waiting)` runs after every stored round: the hook
-        for memory upkeep, which must return at once. `clock` tells the prompt today's date."""
+        for memory upkeep, which must return at once. `on_replied(user_id, round_id)` runs
+        after a reply to a message in a private chat (the shared pool may score it); it must
+        return at once too. `examples` finds the shared pool's examples for a prompt.
+        `clock` tells the prompt today's date."""
         self._rounds = rounds
         self._topics = topics
         self._relevance = relevance
@@ -139,7 +155,9 @@ class Dialogue:
         self._teaching = teaching
         self._retractions = retractions
         self._beliefs = beliefs
+        self._examples = examples
         self._on_round_stored = on_round_stored
+        self._on_replied = on_replied
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = (
             weakref.WeakValueDictionary()
         )
@@ -171,7 +189,7 @@ class Dialogue:
             persona = await self.persona_for(incoming.user_id)
             # The memories of a private message are looked up while it is stored: they do not
             # depend on it (Recency does, and is read after).
-            memories = (asyncio.ensure_future(self._memories(incoming.user_id, text))
+            memories = (asyncio.ensure_future(self._memories(incoming.user_id, text, persona))
                         if incoming.private and wrong is None else None)
             try:
                 round_ = await self._rounds.start_round(
@@ -193,6 +211,8 @@ class Dialogue:
                 async for event in events:
                     if isinstance(event, Finished):
                         self._last[incoming.user_id] = LastReply(recall, asked, event.cited)
+                        if memories is not None and asked == text:
+                            self._replied(incoming.user_id, event.round_id)
                     yield event
 
     def _wrong_in(self, incoming: Incoming, text: str, after_why: bool) -> Wrong | str | None:
@@ -319,6 +339,10 @@ class Dialogue:
             if not finished:  # the frontend stopped listening mid-reply: keep what we have
                 await asyncio.shield(self._rounds.fail_round(round_, "".join(pieces)))
 
+    def _replied(self, user_id: str, round_id: int) -> None:
+        if self._on_replied is not None:
+            self._on_replied(user_id, round_id)
+
     def _stored(self, user_id: str, rounds_waiting: int) -> None:
         if self._on_round_stored is not None:
             self._on_round_stored(user_id, rounds_waiting)
@@ -326,34 +350,44 @@ class Dialogue:
     async def recall(self, user_id: str, text: str, *, before_round: int | None = None) -> Recall:
         """Recency, Relevance, Latest_topics and clarifications for a message, all filtered by
         `user_id` (clarifications may also come from feedback shared with everyone)."""
-        return await self._with_recency(user_id, before_round, self._memories(user_id, text))
+        persona = await self.persona_for(user_id)
+        return await self._with_recency(user_id, before_round,
+                                        self._memories(user_id, text, persona))
 
     async def _with_recency(
         self, user_id: str, before_round: int | None, memories: Awaitable[Memories],
         *, ask: bool = False,
     ) -> Recall:
         """`ask`: a reply in a private chat, which may ask about two beliefs that disagree."""
-        recent, (relevant, latest, clarifications), to_check = await asyncio.gather(
+        recent, (relevant, latest, clarifications, examples), to_check = await asyncio.gather(
             self._rounds.recent_rounds(user_id, self._chat.recency_rounds, before_id=before_round),
             memories,
             self._beliefs.next_question(user_id) if ask else _nothing(),
         )
         return Recall(recent=fit_recent(recent, self._chat.recency_max_chars),
                       relevant=tuple(relevant), latest=tuple(latest),
-                      clarifications=tuple(clarifications), to_check=to_check or ())
+                      clarifications=tuple(clarifications), to_check=to_check or (),
+                      examples=tuple(examples))
 
-    async def _memories(self, user_id: str, text: str) -> Memories:
-        """Relevance, Latest_topics and clarifications: the reads run together, and the message
-        is embedded once while they wait on SQL."""
+    async def _memories(self, user_id: str, text: str, persona: Persona) -> Memories:
+        """Relevance, Latest_topics, clarifications and the pool's examples: the reads run
+        together, and the message is embedded once while they wait on SQL."""
         vector = asyncio.ensure_future(self._vector(text))
         try:
             return await asyncio.gather(
                 self._relevance.find(user_id, text, vector),
                 self._topics.latest(user_id, self._chat.latest_topics),
                 self._feedback.lookup(user_id, text, vector),
+                self._pool_examples(persona, text, vector),
             )
         finally:  # a failed read must not leave the embedding running unwatched
             vector.cancel()
+
+    async def _pool_examples(self, persona: Persona, text: str,
+                             vector: Awaitable[Vector | None]) -> list[PoolEntry]:
+        if self._examples is None:
+            return []
+        return await self._examples.find(persona.domain, text, vector)
 
     async def _shared_chat_recall(self, incoming: Incoming, before_round: int) -> Recall:
         """Where others read along: only the user's recent rounds in this same chat."""
@@ -365,7 +399,8 @@ class Dialogue:
                       latest=())
 
     async def _vector(self, text: str) -> Vector | None:
-        if not self._relevance.enabled and not self._feedback.enabled:
+        if not (self._relevance.enabled or self._feedback.enabled
+                or (self._examples is not None and self._examples.enabled)):
             return None
         try:
             [vector] = await self._embedder.embed([text])

@@ -56,6 +56,14 @@ def build_messages(
         f"Finally, here are a few topics recently discussed with the {user_name}:",
         _block(_lines(numbered, len(recall.relevant), len(recall.latest))),
     ]
+    if recall.examples:
+        sections += [
+            "Here are examples of good answers given in other conversations to requests like "
+            "this one (personal details were replaced by placeholders such as [name]). Answer "
+            f"in their manner; they are not about the {user_name}:",
+            _block("\n\n".join(f"Request: {e.prompt}\nAnswer: {e.answer}"
+                                for e in recall.examples)),
+        ]
     if recall.clarifications:
         sections += [
             f"The {user_name} once corrected how you understood a message like this one. "

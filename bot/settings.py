@@ -86,6 +86,16 @@ class BeliefsSettings(_Section):
     judge_timeout_seconds: float = Field(60.0, gt=0)
 
 
+class SharingSettings(_Section):
+    examples: int = Field(2, ge=0, le=10)
+    scope: Literal["domain", "all"] = "domain"
+    mode: Literal["review", "auto"] = "review"
+    threshold: int = Field(70, ge=0, le=100)
+    scorer: Literal["auto", "model", "off"] = "auto"
+    score_timeout_seconds: float = Field(60.0, gt=0)
+    retrain_every: int = Field(25, ge=1)
+
+
 class SQLSettings(_Section):
     url: str = ""
 
@@ -134,6 +144,7 @@ class Settings(BaseSettings):
     memory: MemorySettings = MemorySettings()
     feedback: FeedbackSettings = FeedbackSettings()
     beliefs: BeliefsSettings = BeliefsSettings()
+    sharing: SharingSettings = SharingSettings()
     sql: SQLSettings = SQLSettings()
     vector: VectorSettings = VectorSettings()
     access: AccessSettings = AccessSettings()

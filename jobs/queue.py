@@ -25,6 +25,9 @@ SUMMARIZE = "summarize"
 MERGE = "merge"
 FACTS = "facts"  # facts for a window summarized before facts existed (see migration 3)
 BELIEFS = "beliefs"  # check a user's new beliefs against the ones before them
+SCORE = "score"  # score a reply for the shared pool
+RETRAIN = "retrain"  # train the shared pool's retriever again (user_id "": the pool's own job)
+POOL = ""  # the user id of the pool's own jobs
 PENDING, RUNNING, DONE, FAILED = "pending", "running", "done", "failed"
 
 
@@ -146,10 +149,28 @@ class JobQueue:
         except IntegrityError:
             return None
 
-    async def finish(self, job: Job) -> None:
-        """Done: a job whose results were committed as it went (a belief check)."""
+    async def enqueue_score(self, user_id: str, round_id: int) -> Job | None:
+        """Queue the scoring of a reply for the shared pool; None when it is queued already."""
+        return await self._insert_once(f"score:{round_id}", SCORE, user_id,
+                                       first_round_id=round_id)
+
+    async def enqueue_retrain(self, labelled: int) -> Job | None:
+        """Queue a training of the pool's retriever on its first `labelled` labelled entries;
+        None when that training is queued (or done) already, here or in another process."""
+        return await self._insert_once(f"retrain:{labelled}", RETRAIN, POOL)
+
+    async def _insert_once(self, key: str, kind: str, user_id: str, **values: Any) -> Job | None:
+        try:
+            async with self._engine.begin() as conn:
+                return await self._insert(conn, key, kind, user_id, **values)
+        except IntegrityError:
+            return None
+
+    async def finish(self, job: Job, note: str | None = None) -> None:
+        """Done: a job whose results were committed as it went (a belief check); `note` says
+        what it did."""
         async with self._engine.begin() as conn:
-            await self.complete(conn, job)
+            await self.complete(conn, job, note)
 
     async def _insert(self, conn: AsyncConnection, key: str, kind: str, user_id: str,
                       **values: Any) -> Job:

@@ -22,7 +22,20 @@ from jobs.belief_checks import BeliefChecker
 from jobs.drafts import FactDraft, NothingUsable, Summarizer, Voices
 from jobs.judge import JudgeUnusable
 from jobs.labels import LabelResolver
-from jobs.queue import BELIEFS, FACTS, MERGE, SUMMARIZE, Job, JobQueue, LostClaim
+from jobs.pool_scoring import ScoreUnusable
+from jobs.pool_upkeep import PoolUpkeep
+from jobs.queue import (
+    BELIEFS,
+    FACTS,
+    MERGE,
+    POOL,
+    RETRAIN,
+    SCORE,
+    SUMMARIZE,
+    Job,
+    JobQueue,
+    LostClaim,
+)
 from jobs.topic_writes import StaleMerge, StaleWindow, TopicWrites
 from memory.facts import FactStore
 from memory.protocols import EmbeddingUnavailable
@@ -32,7 +45,8 @@ from personas.loader import Persona
 
 log = logging.getLogger(__name__)
 # What a later attempt may well get past (the model or the embedder is down or talks nonsense).
-RETRYABLE = (ModelUnavailable, NothingUsable, EmbeddingUnavailable, JudgeUnusable)
+RETRYABLE = (ModelUnavailable, NothingUsable, EmbeddingUnavailable, JudgeUnusable,
+             ScoreUnusable)
 # The job's rounds or topics changed under it: there is nothing left for it to do.
 OBSOLETE = (StaleWindow, StaleMerge)
 
@@ -50,6 +64,8 @@ class SweepReport:
     backfilled: int = 0  # windows of before facts existed that got their facts
     beliefs_checked: int = 0
     superseded: int = 0  # beliefs a newer or stronger one replaced
+    scored: int = 0  # replies scored for the shared pool
+    retrained: int = 0  # trainings of the pool's retriever
     failed: int = 0
     reindexed: int = 0
     jobs: list[str] = field(default_factory=list)
@@ -73,8 +89,11 @@ class MemoryWorker:
         default_persona: str,
         user_name: str,
         cadence: Cadence,
+        pool: PoolUpkeep | None = None,
     ) -> None:
+        """`pool`: the shared pool's upkeep (None: no pool, as in tools that only summarize)."""
         self.queue = queue
+        self.pool = pool
         self._writes = writes
         self._topics = topics
         self._facts = facts
@@ -101,6 +120,27 @@ class MemoryWorker:
         """Called after a fact is taught: check it against the user's beliefs, in the
         background (never on the reply's path)."""
         self._in_background(self.check_beliefs(user_id))
+
+    def exchange_finished(self, user_id: str, round_id: int) -> None:
+        """Called after a reply in a private chat: score it for the shared pool, in the
+        background, when its user shares and a model scores."""
+        self._in_background(self._score(user_id, round_id))
+
+    def pool_grew(self) -> None:
+        """Called when entries were shared: train the retriever again if enough came in."""
+        self._in_background(self.retrain_if_due())
+
+    async def _score(self, user_id: str, round_id: int) -> SweepReport:
+        if self.pool is None or not await self.pool.wants_score(user_id):
+            return SweepReport()
+        await self.queue.enqueue_score(user_id, round_id)
+        return await self._run_due(user_id)
+
+    async def retrain_if_due(self) -> SweepReport:
+        """Queue and run a training of the pool's retriever when enough entries came in."""
+        if self.pool is not None and (labelled := await self.pool.retrain_due()) is not None:
+            await self.queue.enqueue_retrain(labelled)
+        return await self._run_due(POOL)
 
     def _in_background(self, work: Coroutine[Any, Any, SweepReport]) -> None:
         task = asyncio.get_running_loop().create_task(work)
@@ -141,6 +181,8 @@ class MemoryWorker:
         await self._enqueue_merges(None)
         for user_id in await self._beliefs.rows.users_with_unchecked():
             await self._enqueue_beliefs(user_id)
+        if self.pool is not None and (labelled := await self.pool.retrain_due()) is not None:
+            await self.queue.enqueue_retrain(labelled)
         report = await self._run_due(None)
         report.reindexed = await self.reindex()
         return report
@@ -165,6 +207,15 @@ class MemoryWorker:
             elif job.kind == FACTS:
                 await self._backfill_facts(job)
                 report.backfilled += 1
+            elif job.kind == SCORE and self.pool is not None:
+                note = await self.pool.score_round(job.user_id, job.first_round_id or 0)
+                await self.queue.finish(job, note)
+                report.scored += 1
+                self.pool_grew()
+            elif job.kind == RETRAIN and self.pool is not None:
+                retraining = await self.pool.retrain()
+                await self.queue.finish(job, retraining.note)
+                report.retrained += 1
             elif job.kind == BELIEFS:
                 checked = await self._beliefs.check_user(job.user_id)
                 await self.queue.finish(job)
@@ -257,6 +308,8 @@ class MemoryWorker:
     async def reindex(self) -> int:
         """Bring the vector indexes in line with SQL where an interrupted job left them behind."""
         repaired = await self._facts.reindex()
+        if self.pool is not None:
+            repaired += await self.pool.pool.reindex()
         while stale := await self._writes.unindexed():
             for user_id in {t.user_id for t, _ in stale}:
                 mine = [(t, s) for t, s in stale if t.user_id == user_id]

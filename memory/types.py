@@ -138,6 +138,36 @@ class ScoredFeedback:
     how: str  # "same message", "similar", "alike in wording" or "your rule"
 
 
+class PoolStatus(StrEnum):
+    """Where an exchange stands in the shared pool (Memory Sharing)."""
+
+    CANDIDATE = "candidate"  # waits for an admin's review
+    SHARED = "shared"  # an example for every persona of its scope
+    REJECTED = "rejected"  # an admin or its user said no; kept out of every prompt
+
+
+@dataclass(frozen=True, slots=True)
+class PoolEntry:
+    """A prompt and its answer, personal details scrubbed, that may show any persona of its
+    scope how to answer well. `user_id` and `round_id` say where it came from (None for the
+    personas' own examples and grown ones); they never reach a prompt."""
+
+    id: str
+    prompt: str
+    answer: str
+    persona: str
+    domain: str
+    kind: str | None  # the kind of task, from the rubric's list (None: not scored yet)
+    status: PoolStatus
+    source: str  # "example" (a persona file), "chat", "admin" or "grown"
+    score: int | None = None  # 0-100 from the scorer
+    rubric_version: int | None = None
+    votes: int = 0  # thumbs-up minus thumbs-down from its user
+    user_id: str | None = None
+    round_id: int | None = None
+    created_at: datetime | None = None
+
+
 @dataclass(frozen=True, slots=True)
 class Recall:
     """The memories that went into one prompt, so a frontend can show why the companion said it."""
@@ -148,6 +178,8 @@ class Recall:
     clarifications: tuple[ScoredFeedback, ...] = ()
     # Two beliefs that disagree, earlier first, to ask the user about once (see memory.beliefs).
     to_check: tuple[Fact, ...] = ()
+    # Good exchanges from the shared pool, shown as examples (not memories: never cited).
+    examples: tuple[PoolEntry, ...] = ()
 
     def numbered(self) -> tuple[Memory, ...]:
         """The memories as the prompt numbers them, from 1: Relevance, then Latest_topics,

@@ -61,7 +61,8 @@ async def test_forget_all_clears_rounds_and_topics_of_that_user_only(
         await companion.add_topic(user, "hobbies", "The host plays table tennis.")
         await _chat(companion, user, "I love table tennis")
     answer = await _run(companion, "ana", "/forget all")
-    assert answer == "Forgotten: 1 rounds, 1 topics, 0 facts and 0 corrections. We start afresh."
+    assert answer == ("Forgotten: 1 rounds, 1 topics, 0 facts, 0 corrections and 0 shared "
+                      "exchanges. We start afresh.")
     assert await companion.rounds.count_rounds("ana") == 0
     assert await companion.topics.count("ana") == 0
     assert await companion.search_topics("ana", "table tennis") == []

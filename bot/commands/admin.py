@@ -18,14 +18,16 @@ from bot.commands.replies import (
 from bot.commands.user import MAX_TAUGHT_LISTED, Stores, forget_memories
 from bot.dialogue import Dialogue
 from bot.errors import UserFacingError
+from bot.sharing import Sharing, entry_line
 from jobs.queue import FAILED, PENDING, RUNNING
 from jobs.worker import MemoryWorker
 from memory.facts import FactStore
 from memory.feedback import FeedbackMemory
 from memory.protocols import RoundStore, TopicStore
 from memory.sql.belief_rows import SQLBeliefRows
+from memory.sql.retriever_rows import SQLRetrieverRows
 from memory.sql.stats import MemoryStats
-from memory.types import Feedback, Origin
+from memory.types import Feedback, Origin, PoolStatus
 
 ADMIN_HELP = """Admin commands (user ids look like telegram:123 or discord:456):
 /admin stats                     users, rounds, topics and jobs
@@ -40,7 +42,10 @@ ADMIN_HELP = """Admin commands (user ids look like telegram:123 or discord:456):
 /admin forget <user> <id|all>    forget a user's topic, or everything
 /admin feedback [user]           corrections (a user's, or everyone's newest) with ids
 /admin promote <id>              let one user's correction apply to every user
-/admin demote <id>               make a promoted correction its user's own again"""
+/admin demote <id>               make a promoted correction its user's own again
+/admin pool                      the shared pool: counts, candidates waiting, the retriever
+/admin pool approve|reject <id>  share a candidate with every persona of its scope, or not
+/admin pool share <round id>     share one round of any chat (personal details taken out)"""
 
 MAX_TURNS = 50
 MAX_JOBS = 30
@@ -62,6 +67,8 @@ class AdminCommands:
         feedback: FeedbackMemory,
         worker: MemoryWorker,
         stats: Callable[[], Awaitable[MemoryStats]],
+        sharing: Sharing,
+        retrievers: SQLRetrieverRows,
     ) -> None:
         self._dialogue = dialogue
         self._rounds = rounds
@@ -71,9 +78,13 @@ class AdminCommands:
         self._feedback = feedback
         self._worker = worker
         self._stats = stats
+        self._sharing = sharing
+        self._retrievers = retrievers
 
-    async def run(self, args: list[str]) -> CommandReply:
+    async def run(self, args: list[str], admin_id: str = "") -> CommandReply:
         name, rest = (args[0].lower(), args[1:]) if args else ("help", [])
+        if name == "pool":
+            return CommandReply(await self._pool(rest, admin_id))
         handler, arity = {
             "stats": (self._show_stats, 0),
             "topics": (self._user_topics, 1),
@@ -172,9 +183,45 @@ class AdminCommands:
         async with self._dialogue.user_lock(user_id):
             answer = await forget_memories(
                 self._dialogue,
-                Stores(self._rounds, self._topics, self._facts, self._feedback), user_id, what,
+                Stores(self._rounds, self._topics, self._facts, self._feedback,
+                       self._sharing.pool), user_id, what,
             )
         return f"{user_id}: {answer}"
+
+    async def _pool(self, args: list[str], admin_id: str) -> str:
+        action = args[0].lower() if args else ""
+        if action in {"approve", "reject"} and len(args) > 1:
+            status = PoolStatus.SHARED if action == "approve" else PoolStatus.REJECTED
+            entry = await self._sharing.decide(args[1], status, admin_id)
+            word = "Shared" if status is PoolStatus.SHARED else "Rejected"
+            return f"{word}: {entry_line(entry)}"
+        if action == "share" and len(args) > 1:
+            try:
+                round_id = int(args[1])
+            except ValueError:
+                raise UserFacingError("Usage: /admin pool share <round id>") from None
+            entry = await self._sharing.share_round(round_id, admin_id)
+            return f"Shared, personal details taken out: {entry_line(entry)}"
+        if action:
+            return ADMIN_HELP
+        review = await self._sharing.review()
+        counts = ", ".join(f"{n} {status}" for status, n in sorted(review.counts.items()))
+        lines = [f"Shared pool: {counts or 'empty'}."]
+        trainings = await self._retrievers.trainings(limit=1)
+        if trainings:
+            t = trainings[0]
+            lines.append(f"Retriever: last training (version {t.version}, {t.entries} entries) "
+                         f"scored {t.score:.2f} on {t.held_back} held back against "
+                         f"{t.previous_score:.2f}; " + ("in use." if t.accepted else
+                                                      "not better, so not used."))
+        else:
+            lines.append("Retriever: plain cosine (not trained yet).")
+        if review.candidates:
+            lines.append("Candidates waiting for review (/admin pool approve|reject <id>):")
+            lines += [entry_line(e) for e in review.candidates]
+        else:
+            lines.append("No candidates waiting.")
+        return "\n".join(lines)
 
     async def _list_feedback(self, args: list[str]) -> str:
         if args:

@@ -20,7 +20,7 @@ log = logging.getLogger(__name__)
 REFUSAL = "Sorry, /admin commands are only for this bot's admins."
 # Commands that show or change someone's memories: never answered where others can read along.
 PRIVATE_ONLY = frozenset({"memories", "topics", "facts", "forget", "export", "why", "admin",
-                          "feedback", "teach", "taught"})
+                          "feedback", "teach", "taught", "share", "good", "bad"})
 # Answered by the dialogue, streamed like any reply: they answer a message again.
 DIALOGUE_COMMANDS = frozenset({"correct", "wrong"})
 PRIVATE_PLEASE = "For your privacy, /{name} only works in a private chat with me."
@@ -68,6 +68,9 @@ class Commands:
             "feedback": user.feedback,
             "teach": user.teach,
             "taught": user.taught,
+            "share": user.share,
+            "good": user.good,
+            "bad": user.bad,
         }
 
     def knows(self, text: str) -> bool:
@@ -100,7 +103,7 @@ class Commands:
             return CommandReply(REFUSAL)
         log.info("Admin %s ran /admin %s", user_id, " ".join(args))
         try:
-            return await self._admin.run(args)
+            return await self._admin.run(args, user_id)
         except UserFacingError as error:
             return CommandReply(str(error))
 

@@ -128,9 +128,19 @@ def describe_recall(
                  if n not in cited]
         lines += shown or [f"  {empty}" if not section else "  (cited above)"]
         start += len(section)
+    if recall.examples:
+        lines.append("Examples from the shared pool (good answers from other chats, personal "
+                     "details taken out):")
+        lines += [f"  - [{short_id(e.id)}] {e.kind or 'example'}: \"{_short(e.prompt)}\" -> "
+                  f"\"{_short(e.answer)}\"" for e in recall.examples]
     if numbered:
         lines.append("If one of them is wrong: /wrong <n> [what is true]")
     return "\n".join(lines)
+
+
+def _short(text: str, limit: int = 80) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
 def _replaced(old: Sequence[Fact]) -> str:

@@ -19,9 +19,11 @@ from bot.commands.replies import (
 from bot.dialogue import Dialogue
 from bot.errors import UserFacingError
 from bot.retraction import Retractions, described
+from bot.sharing import Sharing
 from bot.teaching import TEACH_USAGE, Teaching, taught_note
 from memory.facts import FactStore
 from memory.feedback import FeedbackMemory
+from memory.pool import SharedPool
 from memory.protocols import RoundStore, TopicStore
 from memory.sql.belief_rows import SQLBeliefRows
 from memory.sql.user_export import UserExport
@@ -42,6 +44,8 @@ USER_HELP = """Commands:
 /correct <feedback>   tell me how I misread your last message; I remember it
 /feedback             the corrections I remember from you, with their ids
 /feedback forget <id> forget one correction (or: /feedback forget all)
+/good, /bad           my last reply was good (or not): with /share on, a good one may help others
+/share [on|off]       let good replies of mine become examples for my other personas (off now)
 /export               all I store about you, as a JSON file"""
 NEWEST_FACTS = 10  # in /memories
 MAX_TAUGHT_LISTED = 200
@@ -66,8 +70,10 @@ class UserCommands:
         teaching: Teaching,
         retractions: Retractions,
         beliefs: SQLBeliefRows,
+        sharing: Sharing,
     ) -> None:
         self._dialogue = dialogue
+        self._sharing = sharing
         self._rounds = rounds
         self._topics = topics
         self._facts = facts
@@ -140,7 +146,20 @@ class UserCommands:
         return CommandReply(await forget_memories(self._dialogue, self._stores(), user_id, args[0]))
 
     def _stores(self) -> Stores:
-        return Stores(self._rounds, self._topics, self._facts, self._feedback)
+        return Stores(self._rounds, self._topics, self._facts, self._feedback, self._sharing.pool)
+
+    async def share(self, user_id: str, args: list[str]) -> CommandReply:
+        choice = args[0].lower() if args else ""
+        if choice not in {"", "on", "off"}:
+            return CommandReply("Usage: /share on, /share off, or /share to see where you stand")
+        return CommandReply(await self._sharing.opt(user_id, None if not choice
+                                                    else choice == "on"))
+
+    async def good(self, user_id: str, args: list[str]) -> CommandReply:
+        return CommandReply(await self._sharing.vote_last(user_id, None, True))
+
+    async def bad(self, user_id: str, args: list[str]) -> CommandReply:
+        return CommandReply(await self._sharing.vote_last(user_id, None, False))
 
     async def feedback(self, user_id: str, args: list[str]) -> CommandReply:
         if args and args[0].lower() == "forget":
@@ -211,6 +230,7 @@ class Stores:
     topics: TopicStore
     facts: FactStore
     feedback: FeedbackMemory
+    pool: SharedPool | None = None
 
 
 async def forget_memories(dialogue: Dialogue, stores: Stores, user_id: str, what: str) -> str:
@@ -221,15 +241,24 @@ async def forget_memories(dialogue: Dialogue, stores: Stores, user_id: str, what
         fact_count = await stores.facts.forget(user_id)
         feedback_count = await stores.feedback.forget(user_id)
         round_count = await stores.rounds.forget_rounds(user_id)
+        pool_count = await _forget_shared(stores.pool, user_id)
         dialogue.forget_last_recall(user_id)
-        return (f"Forgotten: {round_count} rounds, {topic_count} topics, {fact_count} facts "
-                f"and {feedback_count} corrections. We start afresh.")
+        return (f"Forgotten: {round_count} rounds, {topic_count} topics, {fact_count} facts, "
+                f"{feedback_count} corrections and {pool_count} shared exchanges. "
+                "We start afresh.")
     memory = await _find_memory(stores, user_id, what)
     if isinstance(memory, Topic):
         await stores.topics.forget(user_id, memory.id)
         return f"Forgotten: [{short_id(memory.id)}] {memory.label}"
     await stores.facts.forget(user_id, memory.id)
     return f"Forgotten: {fact_line(memory)}"
+
+
+async def _forget_shared(pool: SharedPool | None, user_id: str) -> int:
+    if pool is None:
+        return 0
+    await pool.rows.forget_replies(user_id)
+    return await pool.forget_user(user_id)
 
 
 async def forget_feedback(feedback: FeedbackMemory, user_id: str, what: str) -> str:

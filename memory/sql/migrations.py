@@ -155,6 +155,12 @@ def _beliefs(conn: Connection) -> None:
         )
 
 
+def _shared_pool(conn: Connection) -> None:
+    for table in (tables.pool_entries, tables.pool_optins, tables.pool_retrievers,
+                  tables.reply_messages):
+        table.create(conn, checkfirst=True)
+
+
 def _add_missing_columns(conn: Connection, columns: tuple[tuple[str, str, str], ...]) -> None:
     for table, column, ddl in columns:
         if column not in {c["name"] for c in inspect(conn).get_columns(table)}:
@@ -168,6 +174,8 @@ MIGRATIONS: tuple[tuple[int, str, Step], ...] = (
      _create_facts),
     (4, "taught facts and the memories a reply cited", _teaching),
     (5, "beliefs: subjects, confidence, supersession and questions about conflicts", _beliefs),
+    (6, "the shared pool of good exchanges, opt-ins, retriever versions and reply messages",
+     _shared_pool),
 )
 
 _LOCK_NAME = "companion_migrations"

@@ -95,6 +95,20 @@ class SQLRoundStore:
             rows = (await conn.execute(query)).mappings().all()
         return [to_round(row) for row in reversed(rows)]
 
+    async def get_round(self, user_id: str, round_id: int) -> Round | None:
+        """One of the user's rounds (None when it is not theirs, or gone)."""
+        query = select(rounds).where((rounds.c.user_id == user_id) & (rounds.c.id == round_id))
+        async with self._engine.connect() as conn:
+            row = (await conn.execute(query)).mappings().one_or_none()
+        return to_round(row) if row else None
+
+    async def round_by_id(self, round_id: int) -> Round | None:
+        """Any user's round: only for an admin's command."""
+        query = select(rounds).where(rounds.c.id == round_id)
+        async with self._engine.connect() as conn:
+            row = (await conn.execute(query)).mappings().one_or_none()
+        return to_round(row) if row else None
+
     async def count_rounds(self, user_id: str) -> int:
         query = select(func.count()).select_from(rounds).where(rounds.c.user_id == user_id)
         async with self._engine.connect() as conn:

@@ -16,6 +16,7 @@ from sqlalchemy import (
     Float,
     Index,
     Integer,
+    LargeBinary,
     MetaData,
     String,
     Table,
@@ -219,5 +220,68 @@ belief_questions = Table(
     Column("created_at", Timestamp, nullable=False),
     Column("asked_at", Timestamp, nullable=True),
     Index("ix_belief_questions_user_status", "user_id", "status"),
+    **_MYSQL,
+)
+
+# The shared pool of good exchanges (Memory Sharing), added by migration 6. SQL is the record;
+# the vectors of shared entries live in a chroma collection per domain.
+pool_entries = Table(
+    "pool_entries",
+    metadata,
+    Column("id", String(32), primary_key=True),
+    Column("prompt", LongText, nullable=False),  # scrubbed of personal details
+    Column("answer", LongText, nullable=False),
+    Column("persona", String(64), nullable=False),
+    Column("domain", String(32), nullable=False),
+    Column("kind", String(64), nullable=True),
+    Column("status", String(16), nullable=False),  # candidate | shared | rejected
+    Column("source", String(16), nullable=False),  # example | chat | admin | grown
+    Column("score", Integer, nullable=True),
+    Column("rubric_version", Integer, nullable=True),
+    Column("votes", Integer, nullable=False),
+    Column("user_id", UserId, nullable=True),
+    Column("round_id", BigInteger, nullable=True, unique=True),  # one entry per round
+    # False while the vector index may not match this row yet (a sweep repairs it).
+    Column("indexed", Boolean, nullable=False),
+    Column("created_at", Timestamp, nullable=False),
+    Column("reviewed_by", UserId, nullable=True),
+    Index("ix_pool_entries_status_domain", "status", "domain"),
+    Index("ix_pool_entries_user", "user_id"),
+    **_MYSQL,
+)
+
+# Who lets their good exchanges enter the pool (/share on); nobody does until they say so.
+pool_optins = Table(
+    "pool_optins",
+    metadata,
+    Column("user_id", UserId, primary_key=True),
+    Column("since", Timestamp, nullable=False),
+    **_MYSQL,
+)
+
+# Each training of the pool's retriever; the newest accepted one is in use.
+pool_retrievers = Table(
+    "pool_retrievers",
+    metadata,
+    Column("version", RowId, primary_key=True, autoincrement=True),
+    Column("trained_at", Timestamp, nullable=False),
+    Column("entries", Integer, nullable=False),  # the labelled shared entries it saw
+    Column("held_back", Integer, nullable=False),
+    Column("score", Float, nullable=False),  # same kind at 1 on the held-back entries
+    Column("previous_score", Float, nullable=False),  # the version in use, on the same entries
+    Column("accepted", Boolean, nullable=False),
+    Column("model", LargeBinary().with_variant(mysql.LONGBLOB(), "mysql", "mariadb"),
+           nullable=False),
+    **_MYSQL,
+)
+
+# The platform messages that showed a reply, so a reaction to one reaches its round.
+reply_messages = Table(
+    "reply_messages",
+    metadata,
+    Column("message_key", String(191), primary_key=True),  # "telegram:<chat>:<message>"
+    Column("user_id", UserId, nullable=False),
+    Column("round_id", BigInteger, nullable=False),
+    Column("created_at", Timestamp, nullable=False),
     **_MYSQL,
 )

@@ -9,7 +9,16 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from memory.sql.engine import as_utc, utcnow
-from memory.sql.tables import belief_questions, facts, feedback, profiles, rounds, topics
+from memory.sql.tables import (
+    belief_questions,
+    facts,
+    feedback,
+    pool_entries,
+    pool_optins,
+    profiles,
+    rounds,
+    topics,
+)
 
 
 class UserExport:
@@ -40,6 +49,13 @@ class UserExport:
                 select(belief_questions).where(belief_questions.c.user_id == user_id)
                 .order_by(belief_questions.c.created_at)
             )).mappings().all()
+            pool_rows = (await conn.execute(
+                select(pool_entries).where(pool_entries.c.user_id == user_id)
+                .order_by(pool_entries.c.created_at)
+            )).mappings().all()
+            sharing = (await conn.execute(
+                select(pool_optins.c.since).where(pool_optins.c.user_id == user_id)
+            )).scalar_one_or_none()
         return {
             "user_id": user_id,
             "exported_at": as_utc(utcnow()).isoformat(),
@@ -50,7 +66,26 @@ class UserExport:
             "feedback": [_feedback(row) for row in feedback_rows],
             # Two facts that disagreed, to ask you about once (ids of "facts").
             "questions": [_question(row) for row in question_rows],
+            # /share on: since when good exchanges of yours may become shared examples.
+            "sharing_since": as_utc(sharing).isoformat() if sharing else None,
+            # Your exchanges in the shared pool, as stored: personal details taken out.
+            "shared_pool": [_pool_entry(row) for row in pool_rows],
         }
+
+
+def _pool_entry(row: Any) -> dict[str, Any]:
+    return {
+        "id": row["id"],
+        "round": row["round_id"],
+        "status": row["status"],
+        "persona": row["persona"],
+        "kind": row["kind"],
+        "score": row["score"],
+        "votes": row["votes"],
+        "prompt": row["prompt"],
+        "answer": row["answer"],
+        "at": as_utc(row["created_at"]).isoformat(),
+    }
 
 
 def _round(row: Any) -> dict[str, Any]:

@@ -1,0 +1,71 @@
+"""Examples for a prompt from the shared pool: the shared entries of the persona's scope best
+for the message, found by cosine and reranked by the retriever's version in use."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable, Sequence
+
+import numpy as np
+
+from memory.pool import SharedPool, hit_entry
+from memory.protocols import Vector
+from memory.reranker import CANDIDATES, Entries, KindModel, rank
+from memory.sql.retriever_rows import SQLRetrieverRows
+from memory.types import PoolEntry
+
+REFRESH_SECONDS = 60.0  # how soon a version trained by another process is taken up
+
+
+class PoolExamples:
+    def __init__(
+        self, pool: SharedPool, versions: SQLRetrieverRows, *, scope: str, count: int,
+        domains: Sequence[str], clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        """`scope`: "domain" searches the persona's domain only, "all" every domain."""
+        self._pool = pool
+        self._versions = versions
+        self._scope = scope
+        self.count = count
+        self._domains = tuple(sorted(set(domains)))
+        self._clock = clock
+        self._model: KindModel | None = None
+        self._version = 0
+        self._checked_at = float("-inf")
+
+    @property
+    def enabled(self) -> bool:
+        return self.count > 0
+
+    async def find(self, domain: str, text: str,
+                   vector: Awaitable[Vector | None]) -> list[PoolEntry]:
+        if not self.enabled:
+            return []
+        query = await vector
+        if query is None:
+            return []
+        domains = (domain,) if self._scope == "domain" else self._domains
+        hits = await self._pool.nearest(domains, query, CANDIDATES)
+        if not hits:
+            return []
+        entries = Entries(np.array([h.vector for h in hits], dtype=np.float32),
+                          tuple(h.document for h in hits), tuple("" for _ in hits),
+                          tuple(None for _ in hits))
+        best = rank(await self.model(), np.asarray(query, dtype=np.float32), text, entries,
+                    self.count)
+        return [hit_entry(hits[i]) for i in best]
+
+    async def model(self) -> KindModel | None:
+        """The retriever's version in use (None: plain cosine), checked once a minute."""
+        if self._clock() - self._checked_at >= REFRESH_SECONDS:
+            self._checked_at = self._clock()
+            if await self._versions.newest_version() != self._version:
+                stored = await self._versions.in_use()
+                if stored is not None:
+                    self._version, model = stored
+                    self._model = KindModel.from_bytes(model)
+        return self._model
+
+    def forget_model(self) -> None:
+        """Look for a newer version at the next message (one was just trained here)."""
+        self._checked_at = float("-inf")

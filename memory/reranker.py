@@ -1,0 +1,142 @@
+"""The pool's trained retriever: cosine, reranked by a model of the kinds of task.
+
+The embedder alone ranks by subject: "another word for tired" sits next to "the opposite of
+tired". The pool knows better, since its scorer says which kind of task each entry is. A
+logistic model (scikit-learn) learns the kind from an entry's embedding and its words (word
+pairs hashed, so there is no vocabulary to keep); an entry then scores
+
+    cosine(message, entry) + weight * <P(kind | message), P(kind | entry)>
+
+that is, the embedder's closeness plus how likely the two are the same kind of task. Entries
+without a kind (not scored yet) are ranked by what the model says about their words too.
+"""
+
+from __future__ import annotations
+
+import functools
+import io
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import sparse
+from sklearn.feature_extraction.text import HashingVectorizer
+from sklearn.linear_model import LogisticRegression
+
+WORD_FEATURES = 2**12
+# How much the kind counts against cosine; chosen on the development set of
+# benchmarks/sharing_eval.py (see the README).
+KIND_WEIGHT = 2.0
+REGULARIZATION = 16.0  # scikit-learn's C: larger trusts the pool's labels more
+
+
+@functools.cache
+def _hasher() -> HashingVectorizer:
+    return HashingVectorizer(n_features=WORD_FEATURES, ngram_range=(1, 2), alternate_sign=False,
+                             norm="l2")
+
+
+def features(vectors: np.ndarray, texts: Sequence[str]) -> sparse.csr_matrix:
+    """An entry's embedding beside its hashed words and word pairs."""
+    words = _hasher().transform(list(texts))
+    return sparse.hstack([sparse.csr_matrix(vectors), words], format="csr")
+
+
+@dataclass(frozen=True)
+class KindModel:
+    """What a training left: the classes ("domain/kind") and the logistic model's weights."""
+
+    classes: tuple[str, ...]
+    coef: np.ndarray  # (classes, features)
+    intercept: np.ndarray
+    weight: float = KIND_WEIGHT
+
+    def probabilities(self, vectors: np.ndarray, texts: Sequence[str]) -> np.ndarray:
+        logits = np.asarray(features(vectors, texts) @ self.coef.T) + self.intercept
+        logits -= logits.max(axis=1, keepdims=True)
+        odds = np.exp(logits)
+        return np.asarray(odds / odds.sum(axis=1, keepdims=True))
+
+    def scores(self, query: np.ndarray, query_text: str, vectors: np.ndarray,
+               texts: Sequence[str], cosines: np.ndarray) -> np.ndarray:
+        """The reranked scores of candidates whose cosines to the query are `cosines`."""
+        both = self.probabilities(np.vstack([query[None, :], vectors]), [query_text, *texts])
+        return cosines + self.weight * (both[1:] @ both[0])
+
+    def to_bytes(self) -> bytes:
+        buffer = io.BytesIO()
+        np.savez_compressed(buffer, classes=np.array(self.classes), coef=self.coef,
+                            intercept=self.intercept, weight=np.array(self.weight))
+        return buffer.getvalue()
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> KindModel:
+        with np.load(io.BytesIO(data), allow_pickle=False) as saved:
+            return cls(tuple(str(c) for c in saved["classes"]), saved["coef"],
+                       saved["intercept"], float(saved["weight"]))
+
+
+def train(vectors: np.ndarray, texts: Sequence[str], labels: Sequence[str]) -> KindModel | None:
+    """A kind model for these entries; None when they hold fewer than two kinds."""
+    if len(set(labels)) < 2:
+        return None
+    model = LogisticRegression(C=REGULARIZATION, max_iter=2000)
+    model.fit(features(vectors, texts), list(labels))
+    return KindModel(tuple(str(c) for c in model.classes_), model.coef_.astype(np.float32),
+                     model.intercept_.astype(np.float32))
+
+
+@dataclass(frozen=True)
+class Entries:
+    """Pool entries as the ranking sees them: unit vectors, prompts, domains, kinds."""
+
+    vectors: np.ndarray
+    texts: tuple[str, ...]
+    domains: tuple[str, ...]
+    kinds: tuple[str | None, ...]
+
+    def __len__(self) -> int:
+        return len(self.texts)
+
+    def labels(self) -> list[str]:
+        return [f"{d}/{k}" for d, k in zip(self.domains, self.kinds, strict=True)]
+
+    def subset(self, rows: Sequence[int]) -> Entries:
+        index = list(rows)
+        return Entries(self.vectors[index], tuple(self.texts[i] for i in index),
+                       tuple(self.domains[i] for i in index), tuple(self.kinds[i] for i in index))
+
+
+CANDIDATES = 20  # found by cosine, then reranked
+
+
+def rank(model: KindModel | None, query: np.ndarray, query_text: str,
+         pool: Entries, limit: int) -> list[int]:
+    """The rows of `pool` best for the query, best first: the `CANDIDATES` nearest by cosine,
+    reranked by the model when there is one."""
+    if not len(pool):
+        return []
+    cosines = pool.vectors @ query
+    nearest = np.argsort(-cosines, kind="stable")[:CANDIDATES]
+    if model is None:
+        return [int(i) for i in nearest[:limit]]
+    scored = model.scores(query, query_text, pool.vectors[nearest],
+                          [pool.texts[i] for i in nearest], cosines[nearest])
+    return [int(nearest[i]) for i in np.argsort(-scored, kind="stable")[:limit]]
+
+
+def same_kind_at_1(model: KindModel | None, queries: Entries, pool: Entries,
+                   *, by_domain: bool) -> float:
+    """The share of queries whose first entry of the pool (of their domain when `by_domain`)
+    is of their kind of task."""
+    if not len(queries):
+        return 0.0
+    by_name = {d: pool.subset([i for i, e in enumerate(pool.domains) if e == d])
+               for d in set(queries.domains)} if by_domain else {}
+    hits = 0
+    for row in range(len(queries)):
+        scope = by_name[queries.domains[row]] if by_domain else pool
+        first = rank(model, queries.vectors[row], queries.texts[row], scope, 1)
+        hits += bool(first) and scope.kinds[first[0]] == queries.kinds[row] and (
+            scope.domains[first[0]] == queries.domains[row])
+    return hits / len(queries)

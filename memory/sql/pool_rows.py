@@ -1,0 +1,168 @@
+"""The shared pool's rows in SQL: its entries, who opted in, and which message showed a reply.
+
+Entries hold no personal details (they are scrubbed before they get here); `user_id` and
+`round_id` only say where an entry came from, so its user can see, export and delete it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from memory.sql.engine import as_utc, utcnow
+from memory.sql.tables import pool_entries, pool_optins, reply_messages
+from memory.types import PoolEntry, PoolStatus
+
+
+class SQLPoolRows:
+    def __init__(self, engine: AsyncEngine) -> None:
+        self._engine = engine
+
+    async def insert(self, entry: PoolEntry) -> PoolEntry:
+        """Store a new entry; the entry already stored under its id or round if there is one
+        (running a job twice, or in two processes, stores it once)."""
+        try:
+            async with self._engine.begin() as conn:
+                await conn.execute(insert(pool_entries).values(**_row(entry)))
+            return entry
+        except IntegrityError:
+            same = pool_entries.c.id == entry.id
+            if entry.round_id is not None:
+                same |= pool_entries.c.round_id == entry.round_id
+            found = await self._one(same)
+            if found is None:
+                raise
+            return found
+
+    async def get(self, entry_id: str) -> PoolEntry | None:
+        return await self._one(pool_entries.c.id == entry_id)
+
+    async def by_round(self, round_id: int) -> PoolEntry | None:
+        return await self._one(pool_entries.c.round_id == round_id)
+
+    async def find(self, prefix: str) -> list[PoolEntry]:
+        """Entries whose id starts with `prefix` (what the admin commands show)."""
+        if not prefix:
+            return []
+        return await self._many(pool_entries.c.id.startswith(prefix, autoescape=True), limit=2)
+
+    async def _one(self, where: Any) -> PoolEntry | None:
+        found = await self._many(where, limit=1)
+        return found[0] if found else None
+
+    async def _many(self, where: Any, *, limit: int | None = None,
+                    newest_first: bool = False) -> list[PoolEntry]:
+        order = pool_entries.c.created_at.desc() if newest_first else pool_entries.c.created_at
+        query = select(pool_entries).where(where).order_by(order, pool_entries.c.id).limit(limit)
+        async with self._engine.connect() as conn:
+            return [_entry(row) for row in (await conn.execute(query)).mappings()]
+
+    async def listed(self, status: PoolStatus, limit: int) -> list[PoolEntry]:
+        """The newest entries of a status, for `/admin pool`."""
+        return await self._many(pool_entries.c.status == status.value, limit=limit,
+                                newest_first=True)
+
+    async def counts(self) -> dict[str, int]:
+        query = select(pool_entries.c.status, func.count()).group_by(pool_entries.c.status)
+        async with self._engine.connect() as conn:
+            return {status: int(n) for status, n in (await conn.execute(query)).all()}
+
+    async def shared(self, *, labelled: bool = False) -> list[PoolEntry]:
+        """Every shared entry, oldest first (`labelled`: only those with a kind of task)."""
+        where = pool_entries.c.status == PoolStatus.SHARED.value
+        if labelled:
+            where &= pool_entries.c.kind.is_not(None)
+        return await self._many(where)
+
+    async def set_status(self, entry_id: str, status: PoolStatus,
+                         reviewed_by: str | None = None) -> None:
+        async with self._engine.begin() as conn:
+            await conn.execute(update(pool_entries).where(pool_entries.c.id == entry_id).values(
+                status=status.value, reviewed_by=reviewed_by, indexed=False))
+
+    async def scored(self, entry_id: str, score: int, kind: str, rubric_version: int) -> None:
+        async with self._engine.begin() as conn:
+            await conn.execute(update(pool_entries).where(pool_entries.c.id == entry_id).values(
+                score=score, kind=kind, rubric_version=rubric_version, indexed=False))
+
+    async def vote(self, entry_id: str, delta: int) -> None:
+        async with self._engine.begin() as conn:
+            await conn.execute(update(pool_entries).where(pool_entries.c.id == entry_id)
+                               .values(votes=pool_entries.c.votes + delta))
+
+    async def mark_indexed(self, ids: Sequence[str]) -> None:
+        if ids:
+            async with self._engine.begin() as conn:
+                await conn.execute(update(pool_entries).where(pool_entries.c.id.in_(ids))
+                                   .values(indexed=True))
+
+    async def unindexed(self, limit: int = 500) -> list[PoolEntry]:
+        return await self._many(pool_entries.c.indexed.is_(False), limit=limit)
+
+    async def of_user(self, user_id: str) -> list[PoolEntry]:
+        return await self._many(pool_entries.c.user_id == user_id)
+
+    async def delete_of_user(self, user_id: str) -> list[PoolEntry]:
+        """Delete every entry that came from the user's chats; returns them."""
+        mine = await self.of_user(user_id)
+        if mine:
+            async with self._engine.begin() as conn:
+                await conn.execute(delete(pool_entries).where(pool_entries.c.user_id == user_id))
+        return mine
+
+    async def opted_in(self, user_id: str) -> bool:
+        query = select(pool_optins.c.user_id).where(pool_optins.c.user_id == user_id)
+        async with self._engine.connect() as conn:
+            return (await conn.execute(query)).first() is not None
+
+    async def set_opt_in(self, user_id: str, on: bool) -> None:
+        async with self._engine.begin() as conn:
+            await conn.execute(delete(pool_optins).where(pool_optins.c.user_id == user_id))
+            if on:
+                await conn.execute(insert(pool_optins).values(user_id=user_id, since=utcnow()))
+
+    async def remember_reply(self, keys: Sequence[str], user_id: str, round_id: int) -> None:
+        """The platform messages that showed a reply, so a reaction to one finds its round."""
+        rows = [{"message_key": k, "user_id": user_id, "round_id": round_id,
+                 "created_at": utcnow()} for k in keys]
+        if rows:
+            async with self._engine.begin() as conn:
+                await conn.execute(delete(reply_messages)
+                                   .where(reply_messages.c.message_key.in_(keys)))
+                await conn.execute(insert(reply_messages), rows)
+
+    async def round_of_reply(self, key: str, user_id: str) -> int | None:
+        """The round a message showed, when it was a reply to `user_id` (reactions to another
+        person's reply count for nothing)."""
+        query = select(reply_messages.c.round_id).where(
+            (reply_messages.c.message_key == key) & (reply_messages.c.user_id == user_id))
+        async with self._engine.connect() as conn:
+            return (await conn.execute(query)).scalar_one_or_none()
+
+    async def forget_replies(self, user_id: str) -> None:
+        async with self._engine.begin() as conn:
+            await conn.execute(delete(reply_messages).where(reply_messages.c.user_id == user_id))
+
+
+def _row(entry: PoolEntry) -> dict[str, Any]:
+    return {
+        "id": entry.id, "prompt": entry.prompt, "answer": entry.answer, "persona": entry.persona,
+        "domain": entry.domain, "kind": entry.kind, "status": entry.status.value,
+        "source": entry.source, "score": entry.score, "rubric_version": entry.rubric_version,
+        "votes": entry.votes, "user_id": entry.user_id, "round_id": entry.round_id,
+        "indexed": False, "created_at": utcnow(), "reviewed_by": None,
+    }
+
+
+def _entry(row: Any) -> PoolEntry:
+    return PoolEntry(
+        id=row["id"], prompt=row["prompt"], answer=row["answer"], persona=row["persona"],
+        domain=row["domain"], kind=row["kind"], status=PoolStatus(row["status"]),
+        source=row["source"], score=row["score"], rubric_version=row["rubric_version"],
+        votes=int(row["votes"]), user_id=row["user_id"], round_id=row["round_id"],
+        created_at=as_utc(row["created_at"]),
+    )
