@@ -60,7 +60,7 @@ def read_tokens(
 
 
 def front_desk(companion: Companion) -> FrontDesk:
-    return FrontDesk(companion.dialogue, companion.commands, companion.access)
+    return FrontDesk(companion.dialogue, companion.commands, companion.access, companion.sharing)
 
 
 def build_frontends(companion: Companion, desk: FrontDesk, tokens: Tokens) -> list[Frontend]:

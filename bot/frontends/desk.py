@@ -13,6 +13,7 @@ from bot.commands import Commands, is_command
 from bot.dialogue import Delta, Dialogue, Failed, Finished, Refused
 from bot.frontends.surface import StreamedReply, Surface, send_text, typing_shown
 from bot.inbound import Incoming
+from bot.sharing import Sharing
 
 log = logging.getLogger(__name__)
 
@@ -32,10 +33,12 @@ class FrontDesk:
         dialogue: Dialogue,
         commands: Commands,
         access: AccessPolicy,
+        sharing: Sharing,
     ) -> None:
         self._dialogue = dialogue
         self._commands = commands
         self._access = access
+        self._sharing = sharing
         self._warned_at: dict[str, float] = {}
         self._in_flight: set[asyncio.Task[object]] = set()
         self._closing = False
@@ -104,12 +107,28 @@ class FrontDesk:
                     case Delta(piece):
                         text += piece
                         await reply.show(text)
-                    case Finished(whole):
+                    case Finished(whole, round_id):
                         await reply.show(whole, final=True)
+                        if incoming.private:  # a reaction to it may rate it (see react)
+                            await self._sharing.remember_reply(
+                                [surface.message_key(h) for h in reply.handles],
+                                incoming.user_id, round_id)
                     case Failed(message) | Refused(message):
                         # What streamed before the failure stays; the apology follows it.
                         await reply.show(text, final=True)
                         await send_text(surface, message)
+
+    async def react(self, user_id: str, message_key: str, emoji: str, surface: Surface) -> None:
+        """A reaction to one of our messages: a thumbs-up or down on a reply rates it (and says
+        so); any other reaction, or one on another message, is left alone."""
+        try:
+            if await self._access.admit(user_id) is not Admission.ACCEPT:
+                return
+            answer = await self._sharing.vote_reaction(user_id, message_key, emoji)
+            if answer:
+                await send_text(surface, answer)
+        except Exception:  # the platform boundary, as for messages
+            log.exception("Failed to take the reaction %s of %s", emoji, user_id)
 
     async def _try_to_say(self, surface: Surface, text: str) -> None:
         try:

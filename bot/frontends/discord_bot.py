@@ -43,8 +43,15 @@ class DiscordChannel:
         file = discord.File(io.BytesIO(attachment.content), filename=attachment.filename)
         await self._channel.send(text, file=file, allowed_mentions=NO_MENTIONS)
 
+    def message_key(self, handle: discord.Message) -> str:
+        return message_key(handle.channel.id, handle.id)
+
     async def typing(self) -> None:
         await self._channel.typing()
+
+
+def message_key(channel_id: int, message_id: int) -> str:
+    return f"discord:{channel_id}:{message_id}"
 
 
 def companion_intents() -> discord.Intents:
@@ -52,6 +59,7 @@ def companion_intents() -> discord.Intents:
     intents.message_content = True  # privileged: switch it on in the developer portal
     intents.dm_messages = True
     intents.guild_messages = True
+    intents.dm_reactions = True  # a thumbs-up or down on a reply rates it
     return intents
 
 
@@ -90,6 +98,19 @@ class CompanionBot(commands.Bot):
         )
         channel = DiscordChannel(message.channel, self._settings.edit_interval_seconds)
         await self._desk.handle(incoming, channel)
+
+    async def on_raw_reaction_add(self, payload: discord.RawReactionActionEvent) -> None:
+        if self.user is None or payload.user_id == self.user.id or not self.receiving:
+            return
+        if payload.guild_id is not None:  # only private replies are rated
+            return
+        channel = self.get_channel(payload.channel_id) or await self.fetch_channel(
+            payload.channel_id)
+        if not isinstance(channel, discord.DMChannel):
+            return
+        await self._desk.react(f"discord:{payload.user_id}",
+                               message_key(payload.channel_id, payload.message_id),
+                               str(payload.emoji), DiscordChannel(channel, 0.0))
 
     def _addressed(self, message: discord.Message) -> bool:
         allowed = self._settings.allowed_channels

@@ -34,6 +34,10 @@ class Surface(Protocol):
         """Show "typing…" for a few seconds."""
         ...
 
+    def message_key(self, handle: Any) -> str:
+        """The sent message as a reaction to it names it ("telegram:<chat>:<message>")."""
+        ...
+
 
 class StreamedReply:
     """Shows a growing reply: the first words at once, then at most one edit per
@@ -61,6 +65,11 @@ class StreamedReply:
                 self._handles[index] = await self._surface.edit(self._handles[index], piece)
                 self._shown[index] = piece
         self._last_shown = self._clock()
+
+    @property
+    def handles(self) -> list[Any]:
+        """The messages that show the reply so far."""
+        return list(self._handles)
 
 
 async def send_text(surface: Surface, text: str) -> None:

@@ -7,10 +7,16 @@ import logging
 import re
 from typing import Any
 
-from telegram import Bot, InputFile, Message, Update
+from telegram import Bot, InputFile, Message, ReactionTypeEmoji, Update
 from telegram.constants import ChatAction, ChatType, MessageEntityType, MessageLimit, ParseMode
 from telegram.error import BadRequest
-from telegram.ext import Application, ContextTypes, MessageHandler, filters
+from telegram.ext import (
+    Application,
+    ContextTypes,
+    MessageHandler,
+    MessageReactionHandler,
+    filters,
+)
 
 from bot.commands import Attachment
 from bot.frontends.desk import FrontDesk
@@ -73,6 +79,13 @@ class TelegramChat:
         await telegram_call(lambda: self._bot.send_chat_action(
             self._chat_id, ChatAction.TYPING, message_thread_id=self._thread_id))
 
+    def message_key(self, handle: Message) -> str:
+        return message_key(self._chat_id, handle.message_id)
+
+
+def message_key(chat_id: int, message_id: int) -> str:
+    return f"telegram:{chat_id}:{message_id}"
+
 
 def _is_parse_error(error: BadRequest) -> bool:
     return "can't parse entities" in error.message.lower()
@@ -104,13 +117,18 @@ class TelegramFrontend:
         self._application.add_handler(
             MessageHandler(filters.UpdateType.MESSAGE & filters.TEXT, self._on_text)
         )
+        # A thumbs-up or down on a reply rates it for the shared pool.
+        self._application.add_handler(MessageReactionHandler(self._on_reaction))
         self._application.add_error_handler(self._on_error)
 
     async def start(self) -> None:
         await self._application.initialize()
         await self._application.start()
         assert self._application.updater is not None
-        await self._application.updater.start_polling(timeout=POLL_TIMEOUT_SECONDS)
+        # Reactions are not among the updates Telegram sends unless asked for.
+        await self._application.updater.start_polling(
+            timeout=POLL_TIMEOUT_SECONDS,
+            allowed_updates=[Update.MESSAGE, Update.MESSAGE_REACTION])
         log.info("Telegram bot @%s is polling", self._application.bot.username)
 
     async def stop_receiving(self) -> None:
@@ -149,6 +167,21 @@ class TelegramFrontend:
         chat = TelegramChat(context.bot, message.chat_id, thread_id=thread,
                             edit_interval=self._settings.edit_interval_seconds)
         await self._desk.handle(incoming, chat)
+
+    async def _on_reaction(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        reaction = update.message_reaction
+        if reaction is None or reaction.user is None or reaction.user.is_bot:
+            return
+        if reaction.chat.type != ChatType.PRIVATE:  # only private replies are rated
+            return
+        before = {r.emoji for r in reaction.old_reaction if isinstance(r, ReactionTypeEmoji)}
+        added = [r.emoji for r in reaction.new_reaction
+                 if isinstance(r, ReactionTypeEmoji) and r.emoji not in before]
+        chat = TelegramChat(context.bot, reaction.chat.id,
+                            edit_interval=self._settings.edit_interval_seconds)
+        for emoji in added:
+            await self._desk.react(f"telegram:{reaction.user.id}",
+                                   message_key(reaction.chat.id, reaction.message_id), emoji, chat)
 
     def _addressed_text(self, message: Message) -> str | None:
         """The text meant for the companion, or None when it is not talking to us (a group

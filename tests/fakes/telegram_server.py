@@ -287,6 +287,7 @@ class FakeTelegram:
         self._closing = False
         self._wake = asyncio.Event()
         self._pending: deque[dict[str, Any]] = deque()
+        self._allowed: Any = None  # the last getUpdates' allowed_updates
         self._update_ids = itertools.count(1)
         self._message_ids: defaultdict[int, itertools.count[int]] = defaultdict(
             lambda: itertools.count(1)
@@ -398,6 +399,19 @@ class FakeTelegram:
         else:
             chat = self._group_chat(chat_id)
         return self._push_message(chat, user_id, first_name, text, entities)
+
+    def reaction(self, user_id: int, message_id: int, emoji: str, *,
+                 first_name: str = "Ann") -> dict[str, Any]:
+        """Queues a user's emoji reaction to a message in their private chat with the bot
+        (Telegram sends these only to bots that asked for "message_reaction" updates)."""
+        return self.push_update({"message_reaction": {
+            "chat": self._private_chat(user_id, first_name),
+            "message_id": message_id,
+            "user": {"id": user_id, "is_bot": False, "first_name": first_name},
+            "date": int(time.time()),
+            "old_reaction": [],
+            "new_reaction": [{"type": "emoji", "emoji": emoji}],
+        }})
 
     def push_update(self, update: dict[str, Any]) -> dict[str, Any]:
         """Queues any other kind of update (the update_id is filled in)."""
@@ -548,6 +562,9 @@ class FakeTelegram:
             self._confirm(offset)
         limit = min(max(int(params.get("limit") or 100), 1), 100)
         timeout = float(params.get("timeout") or 0)
+        if "allowed_updates" in params:  # Telegram remembers it until the next one
+            self._allowed = params["allowed_updates"]
+        self._drop_unasked()
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         while not self._pending and not self._closing:
@@ -559,7 +576,15 @@ class FakeTelegram:
                 await asyncio.wait_for(self._wake.wait(), remaining)
             except TimeoutError:
                 break
+        self._drop_unasked()
         return list(itertools.islice(self._pending, limit))
+
+    def _drop_unasked(self) -> None:
+        """As Telegram does: reactions reach only a bot that asked for them by name."""
+        allowed = json.loads(self._allowed) if isinstance(self._allowed, str) else self._allowed
+        asked = set(allowed or [])
+        self._pending = deque(u for u in self._pending
+                              if "message_reaction" not in u or "message_reaction" in asked)
 
     def _confirm(self, offset: int) -> None:
         if offset < 0:

@@ -216,3 +216,31 @@ async def test_a_model_outage_gets_an_apology_and_keeps_the_message(
     assert "Your message is saved" in served.texts()[-1]
     [kept] = await served.companion.rounds.recent_rounds(f"discord:{ANN}", 5)
     assert (kept.user_text, kept.status) == ("are you there?", RoundStatus.FAILED)
+
+
+async def test_a_thumbs_up_on_a_reply_in_a_dm_makes_it_a_candidate(
+    served: Served, llm: ScriptedLLM
+) -> None:
+    await served.say("/share on", served.ann, dm=True)
+    served.sent()
+    llm.enqueue("Valiant, bold or fearless.")
+    await served.say("A synonym for brave?", served.ann, dm=True)
+    [reply] = served.sent()
+    await _react(served, reply, "👍")
+    [thanks] = served.texts()
+    assert "candidate example" in thanks
+    [entry] = await served.companion.pool.pool.rows.of_user(f"discord:{ANN}")
+    assert (entry.prompt, entry.votes) == ("A synonym for brave?", 1)
+    await _react(served, reply, "🎉")  # says nothing about the reply
+    assert served.sent() == []
+
+
+async def _react(served: Served, message: discord.Message, emoji: str) -> None:
+    """A MESSAGE_REACTION_ADD gateway payload, as Discord sends it for a DM (dpytest 0.7.0's
+    own lacks the "type" that discord.py 2.7 reads)."""
+    dpy_backend.get_state().parse_message_reaction_add({
+        "message_id": message.id, "channel_id": message.channel.id, "user_id": served.ann.id,
+        "emoji": {"id": None, "name": emoji}, "type": 0, "burst": False,
+        "message_author_id": served.bot.user.id,
+    })
+    await dpytest.run_all_events()

@@ -315,3 +315,24 @@ async def test_an_unexpected_error_is_logged_with_context_and_the_bot_keeps_goin
     fake.private_message(ANN, "second try")
     assert (await served.answered(ANN, 2))[1] == "Happy to chat with you!"
     assert await served.companion.rounds.count_rounds(f"telegram:{ANN}") == 2
+
+
+async def test_a_thumbs_up_on_a_reply_makes_it_a_candidate_for_the_shared_pool(
+    served: Served, fake: FakeTelegram, llm: ScriptedLLM
+) -> None:
+    fake.command(ANN, "/share on")
+    await served.answered(ANN)
+    llm.enqueue("Valiant, bold or fearless.")
+    fake.private_message(ANN, "A synonym for brave?")
+    await served.answered(ANN, 2)
+    reply = fake.messages_to(ANN)[-1]
+    fake.reaction(ANN, reply["message_id"], "👍")
+    thanks = (await served.answered(ANN, 3))[2]
+    assert "candidate example" in thanks
+    [entry] = await served.companion.pool.pool.rows.of_user(f"telegram:{ANN}")
+    assert (entry.prompt, entry.votes) == ("A synonym for brave?", 1)
+    assert "bold or fearless" in entry.answer
+    fake.reaction(ANN, reply["message_id"], "👎")
+    await served.answered(ANN, 4)
+    [entry] = await served.companion.pool.pool.rows.of_user(f"telegram:{ANN}")
+    assert entry.status.value == "rejected"
