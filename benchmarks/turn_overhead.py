@@ -2,10 +2,11 @@
 
 Per turn: store the user's round, embed the message, read Recency (last 20 rounds), fill
 Relevance (taught facts first, topics and facts by meaning, facts by words, within the token
-budget), read Latest_topics (5 newest), look up feedback (clarifications), build the prompt,
+budget), read Latest_topics (5 newest), look up feedback (clarifications), pick the shared
+pool's examples (the persona's domain, reranked by the trained retriever), build the prompt,
 store the reply. The user has 100,000 stored rounds, 100 corrections, 100,000 facts, 1,000
-taught facts and 0, 1,000 or 10,000 topics, on SQLite and embedded chromadb with the packaged
-MiniLM embedder, default settings.
+taught facts and 0, 1,000 or 10,000 topics, and the shared pool 10,000 entries, on SQLite and
+embedded chromadb with the packaged MiniLM embedder, default settings.
 The reply comes from an in-process model that answers instantly, so only our own work is timed.
 
     python -m benchmarks.turn_overhead              # 0, 1,000 and 10,000 topics
@@ -29,14 +30,16 @@ from datetime import UTC
 import numpy as np
 from sqlalchemy import insert
 
+from benchmarks import sharing_data
 from bot.app import Companion, open_companion
 from bot.inbound import Incoming
 from bot.llm.base import ChatMessage
 from bot.settings import load_settings
 from memory.feedback import Correction
+from memory.pool import entry_id
 from memory.sql.engine import open_engine, utcnow
 from memory.sql.tables import rounds
-from memory.types import Fact, Origin, Speaker
+from memory.types import Fact, Origin, PoolEntry, PoolStatus, Speaker
 
 USER = "bench"
 ROUNDS = 100_000
@@ -130,6 +133,22 @@ async def seed_feedback(companion: Companion, count: int) -> None:
             answer=f"That sounds like {THINGS[i % len(THINGS)]}", persona="companion"))
 
 
+async def seed_pool(companion: Companion, count: int) -> None:
+    """Shared entries of every domain (the development set of benchmarks/sharing_eval.py,
+    numbered), and a trained retriever in use, as a pool that grew in use would have."""
+    requests = sharing_data.REQUESTS
+    personas = {p.domain: p.name for p in companion.dialogue.personas.values()}
+    for start in range(0, count, 500):
+        await companion.pool.pool.add_written([
+            PoolEntry(id=entry_id("overhead", i), prompt=f"{r.prompt} ({i // len(requests)})",
+                      answer=r.answer, persona=personas[r.domain], domain=r.domain, kind=r.kind,
+                      status=PoolStatus.SHARED, source="chat", score=85)
+            for i in range(start, min(start + 500, count))
+            for r in [requests[i % len(requests)]]])
+    if count:
+        print(f"Retriever: {(await companion.pool.retrain()).note}", flush=True)
+
+
 async def one_turn(companion: Companion, text: str) -> float:
     started = time.perf_counter()
     async with aclosing(companion.dialogue.respond(Incoming(USER, text))) as events:
@@ -157,7 +176,7 @@ async def measure(companion: Companion) -> tuple[float, float]:
     return float(p50), float(p95)
 
 
-async def run(sizes: list[int], feedback: int, facts: int, taught: int) -> float:
+async def run(sizes: list[int], feedback: int, facts: int, taught: int, pool: int) -> float:
     with tempfile.TemporaryDirectory() as folder:
         # Upkeep would start summarizing (and merging the synthetic topics) in the background,
         # competing with the turns for the 2 cores: it is measured by benchmarks/upkeep.py.
@@ -172,8 +191,10 @@ async def run(sizes: list[int], feedback: int, facts: int, taught: int) -> float
             print(f"Seeding {facts:,} facts and {taught:,} taught facts...", flush=True)
             await seed_facts(companion, facts, rng)
             await seed_facts(companion, taught, rng, Origin.TAUGHT)
-            print(f"\n{feedback} corrections, {facts:,} facts and {taught:,} taught facts stored",
-                  flush=True)
+            print(f"Seeding {pool:,} entries of the shared pool...", flush=True)
+            await seed_pool(companion, pool)
+            print(f"\n{feedback} corrections, {facts:,} facts, {taught:,} taught facts and "
+                  f"{pool:,} shared pool entries stored", flush=True)
             print(f"This machine now: one embedding takes {await embed_ms(companion):.1f} ms "
                   "(4.4 ms when it was quiet): shared 2-core machines vary.", flush=True)
             print("\n| topics | rounds | p50 ms | p95 ms |\n|---:|---:|---:|---:|", flush=True)
@@ -195,9 +216,10 @@ def main() -> None:
     parser.add_argument("--feedback", type=int, default=100, help="corrections stored")
     parser.add_argument("--facts", type=int, default=100_000, help="facts stored")
     parser.add_argument("--taught", type=int, default=1_000, help="taught facts stored")
+    parser.add_argument("--pool", type=int, default=10_000, help="shared pool entries stored")
     args = parser.parse_args()
     sizes = [args.topics] if args.topics is not None else [0, 1_000, 10_000]
-    p95 = asyncio.run(run(sizes, args.feedback, args.facts, args.taught))
+    p95 = asyncio.run(run(sizes, args.feedback, args.facts, args.taught, args.pool))
     print(f"p95_ms={p95:.1f}")
 
 

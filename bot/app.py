@@ -41,6 +41,7 @@ from jobs.judge import HeuristicJudge, Judge
 from jobs.labels import LabelResolver
 from jobs.llm_summarizer import LLMSummarizer
 from jobs.model_judge import ModelJudge
+from jobs.pool_growth import PoolGrowth
 from jobs.pool_scoring import PoolScorer
 from jobs.pool_upkeep import PoolRules, PoolUpkeep
 from jobs.queue import JobQueue
@@ -109,6 +110,7 @@ class Companion:
     sharing: Sharing
     pool: PoolUpkeep
     examples: PoolExamples
+    growth: PoolGrowth
 
     async def add_topic(self, user_id: str, label: str, description: str) -> Topic:
         """Store a topic description for a user (Python API)."""
@@ -170,8 +172,11 @@ async def open_companion(
             scrubber or PresidioScrubber(),
         )
         retrievers = SQLRetrieverRows(engine)
-        pool_upkeep = build_pool_upkeep(settings, pool, retrievers, rounds, model, personas,
-                                        rubrics)
+        scorer = build_pool_scorer(settings, model)
+        pool_upkeep = PoolUpkeep(
+            pool=pool, rounds=rounds, personas=personas, rubrics=rubrics, scorer=scorer,
+            retrainer=Retrainer(pool, retrievers, by_domain=settings.sharing.scope == "domain"),
+            rules=pool_rules(settings))
         worker = build_worker(settings, engine, topics, facts, beliefs, model, embedder, personas,
                               pool_upkeep)
         stack.push_async_callback(worker.aclose)
@@ -180,6 +185,9 @@ async def open_companion(
             scheduler.start()
             stack.callback(scheduler.stop)
         await pool_upkeep.add_examples()
+        growth = PoolGrowth(model=model, scorer=scorer, pool=pool, personas=personas,
+                            rubrics=rubrics, rules=pool_rules(settings),
+                            timeout_seconds=settings.sharing.score_timeout_seconds)
         sharing = Sharing(pool, rounds, personas, worker, pool_upkeep.rules)
         examples = PoolExamples(pool, retrievers, scope=settings.sharing.scope,
                                 count=settings.sharing.examples,
@@ -232,7 +240,7 @@ async def open_companion(
         )
         yield Companion(
             settings, dialogue, rounds, topics, facts, relevance, feedback, embedder, model,
-            commands, worker, access, beliefs, sharing, pool_upkeep, examples,
+            commands, worker, access, beliefs, sharing, pool_upkeep, examples, growth,
         )
 
 
@@ -246,22 +254,18 @@ def build_relevance(
     return Relevance(topics, facts, counter, line, plan)
 
 
-def build_pool_upkeep(
-    settings: Settings, pool: SharedPool, retrievers: SQLRetrieverRows, rounds: SQLRoundStore,
-    model: ChatModel, personas: dict[str, Persona], rubrics: dict[str, Rubric],
-) -> PoolUpkeep:
+def build_pool_scorer(settings: Settings, model: ChatModel) -> PoolScorer | None:
     """`scorer = "auto"` scores with any model but the bundled demo model (too small to judge)."""
     chosen = settings.sharing
-    scores = chosen.scorer == "model" or (chosen.scorer == "auto"
-                                          and not _is_demo_model(settings.llm))
-    return PoolUpkeep(
-        pool=pool, rounds=rounds, personas=personas, rubrics=rubrics,
-        scorer=PoolScorer(model, timeout_seconds=chosen.score_timeout_seconds) if scores
-        else None,
-        retrainer=Retrainer(pool, retrievers, by_domain=chosen.scope == "domain"),
-        rules=PoolRules(mode=chosen.mode, threshold=chosen.threshold,
-                        retrain_every=chosen.retrain_every),
-    )
+    if chosen.scorer == "model" or (chosen.scorer == "auto" and not _is_demo_model(settings.llm)):
+        return PoolScorer(model, timeout_seconds=chosen.score_timeout_seconds)
+    return None
+
+
+def pool_rules(settings: Settings) -> PoolRules:
+    chosen = settings.sharing
+    return PoolRules(mode=chosen.mode, threshold=chosen.threshold,
+                     retrain_every=chosen.retrain_every)
 
 
 def build_worker(

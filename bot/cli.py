@@ -16,6 +16,7 @@ import click
 from bot import __version__
 from bot.cli_common import load_cli_settings, run_with_companion, user_option
 from bot.cli_memory import ingest, memory
+from bot.cli_pool import pool
 from bot.settings import Settings
 
 if TYPE_CHECKING:
@@ -155,3 +156,4 @@ def _log_to_file(settings: Settings) -> None:
 
 main.add_command(memory)
 main.add_command(ingest)
+main.add_command(pool)

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from datetime import date, datetime
 
 from bot.llm.base import ChatMessage
-from memory.types import Fact, Feedback, Origin, Recall, Round, Speaker, Topic
+from memory.types import Fact, Feedback, Origin, PoolEntry, Recall, Round, Speaker, Topic
 from personas.loader import Persona
 
 NOTHING_YET = "(nothing yet)"
@@ -56,14 +56,7 @@ def build_messages(
         f"Finally, here are a few topics recently discussed with the {user_name}:",
         _block(_lines(numbered, len(recall.relevant), len(recall.latest))),
     ]
-    if recall.examples:
-        sections += [
-            "Here are examples of good answers given in other conversations to requests like "
-            "this one (personal details were replaced by placeholders such as [name]). Answer "
-            f"in their manner; they are not about the {user_name}:",
-            _block("\n\n".join(f"Request: {e.prompt}\nAnswer: {e.answer}"
-                                for e in recall.examples)),
-        ]
+    sections += examples_section(recall.examples, user_name)
     if recall.clarifications:
         sections += [
             f"The {user_name} once corrected how you understood a message like this one. "
@@ -97,6 +90,18 @@ def build_messages(
     return [
         {"role": "system", "content": "\n".join(sections)},
         {"role": "user", "content": message},
+    ]
+
+
+def examples_section(examples: Sequence[PoolEntry], user_name: str = "host") -> list[str]:
+    """The shared pool's examples, as a prompt shows them (nothing when there are none)."""
+    if not examples:
+        return []
+    return [
+        "Here are examples of good answers given in other conversations to requests like "
+        "this one (personal details were replaced by placeholders such as [name]). Answer "
+        f"in their manner; they are not about the {user_name}:",
+        _block("\n\n".join(f"Request: {e.prompt}\nAnswer: {e.answer}" for e in examples)),
     ]
 
 

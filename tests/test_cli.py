@@ -168,3 +168,35 @@ def test_ingest_refuses_a_bad_file_naming_the_line(env: dict[str, str], tmp_path
     assert refused.returncode == 1
     assert "bad.jsonl: Line 2: role must be 'user' or 'assistant'" in refused.stderr
     assert json.loads(_run(["memory", "--json"], env).stdout)["rounds_total"] == 0
+
+
+def _scripted_pool_model(body: dict) -> str:
+    """A capable model for `pool grow`: writes a question, answers it, scores it with the
+    first kind the rubric names."""
+    said = body["messages"][-1]["content"]
+    if said.startswith("Here is the rubric"):
+        kinds = said.split("exactly one of: ", 1)[1].split(".", 1)[0]
+        return f"score: 90\nkind: {kinds.split(', ')[0]}"
+    if said.startswith("You are "):
+        kind = said.split('of the kind "', 1)[1].split('"', 1)[0]
+        return f"Could you help me with a {kind}, please? I'm Ana from Leeds."
+    return "Here is a careful answer, Ana."
+
+
+def test_pool_grow_adds_scored_candidates_and_the_demo_model_cannot(
+    env: dict[str, str], llm: ScriptedLLM
+) -> None:
+    llm.responder = _scripted_pool_model
+    grown = _run(["pool", "grow", "--rounds", "3"], env)
+    assert grown.returncode == 0, grown.stderr
+    assert "Asked 3: 3 kept, 0 scored too low, 0 unusable" in grown.stdout
+    for name in ("tutor", "coach", "companion"):
+        assert f"{name}/" in grown.stdout and "candidate" in grown.stdout
+    listed = _run(["say", "/admin pool"], env)
+    assert "3 candidate" in listed.stdout
+    assert "Ana" not in listed.stdout and "Leeds" not in listed.stdout  # scrubbed
+    assert "Retriever: plain cosine" in _run(["pool"], env).stdout
+
+    demo = env | {"COMPANION_LLM__PROVIDER": "local"}
+    refused = _run(["pool", "grow", "--rounds", "1"], demo)
+    assert refused.returncode == 1 and "needs a capable model" in refused.stderr

@@ -78,6 +78,12 @@ class SQLPoolRows:
             where &= pool_entries.c.kind.is_not(None)
         return await self._many(where)
 
+    async def shared_of(self, domain: str, kind: str, limit: int) -> list[PoolEntry]:
+        """The newest shared entries of one kind of task."""
+        return await self._many((pool_entries.c.status == PoolStatus.SHARED.value)
+                                & (pool_entries.c.domain == domain)
+                                & (pool_entries.c.kind == kind), limit=limit, newest_first=True)
+
     async def set_status(self, entry_id: str, status: PoolStatus,
                          reviewed_by: str | None = None) -> None:
         async with self._engine.begin() as conn:

@@ -3,7 +3,6 @@ entries better than the one in use, and every training is kept on record."""
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 import numpy as np
@@ -56,7 +55,7 @@ async def test_a_new_version_replaces_the_old_only_when_better(
         assert report.retrained == 1
         [first] = await pool.trainings()
         assert first.accepted and first.score > first.previous_score
-        assert first.entries == len(entries) and first.held_back == math.ceil(len(entries) / 5)
+        assert first.entries == len(entries) and first.held_back == len(entries)  # cross-validated
         companion.examples.forget_model()
         assert await companion.examples.model() is not None
         [job] = [j for j in await companion.worker.queue.jobs() if j.kind == RETRAIN]
@@ -75,10 +74,11 @@ async def test_the_trained_retriever_finds_the_kind_asked_for(
     tmp_path: Path, llm: ScriptedLLM
 ) -> None:
     async with open_companion(make_settings(tmp_path, llm)) as companion:
-        await companion.pool.pool.add_written(_pool_where_cosine_picks_the_same_word()[:32])
+        asked = "What's another word for fragile?"
+        await companion.pool.pool.add_written(  # it holds "the opposite of fragile" only
+            [e for e in _pool_where_cosine_picks_the_same_word() if e.prompt != asked])
         await companion.pool.retrain()
         companion.examples.forget_model()
-        asked = "What's another word for fragile?"  # the pool has "the opposite of fragile" only
         [vector] = await companion.embedder.embed([asked])
 
         async def ready() -> list[float]:
