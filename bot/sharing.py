@@ -104,7 +104,9 @@ class Sharing:
             self._worker.exchange_finished(round_.user_id, round_.id)  # to learn its kind
         await self._pool.rows.vote(stored.id, +1)
         if stored.status is PoolStatus.REJECTED:
-            return "Thanks! (You marked that reply bad before, so it stays out of the pool.)"
+            return "Thanks! (That reply was marked bad before, so it stays out of the pool.)"
+        if stored.status is PoolStatus.SHARED:
+            return "Thanks! That reply is already an example for my other personas."
         return ("Thanks! That reply is now a candidate example for my other personas, with your "
                 "personal details taken out; an admin reviews it first.")
 

@@ -40,9 +40,14 @@ class PoolUpkeep:
         self._retrainer = retrainer
         self.rules = rules
 
-    async def wants_score(self, user_id: str) -> bool:
-        """Whether a reply to this user is scored: a model scores, and they opted in."""
-        return self._scorer is not None and await self.pool.rows.opted_in(user_id)
+    async def wants_score(self, user_id: str, round_id: int | None = None) -> bool:
+        """Whether a reply to this user is scored: a model scores, and they opted in (or the
+        round is in the pool already: an admin shared it)."""
+        if self._scorer is None:
+            return False
+        if await self.pool.rows.opted_in(user_id):
+            return True
+        return round_id is not None and await self.pool.rows.by_round(round_id) is not None
 
     async def score_round(self, user_id: str, round_id: int) -> str:
         """Score one reply; a good one becomes a candidate (shared at once in "auto" mode).
@@ -50,15 +55,17 @@ class PoolUpkeep:
         round_ = await self._rounds.get_round(user_id, round_id)
         if round_ is None or round_.status is not RoundStatus.ANSWERED:
             return "the round is gone or has no reply"
-        if self._scorer is None or not await self.pool.rows.opted_in(user_id):
-            return "not scored: no scorer, or its user does not share"
+        stored = await self.pool.rows.by_round(round_id)
+        if self._scorer is None:
+            return "not scored: no model scores"
+        if stored is None and not await self.pool.rows.opted_in(user_id):
+            return "not scored: its user does not share"  # (an entry was admitted already)
+        if stored is not None and stored.kind is not None:
+            return "scored already"
         persona = self._personas.get(round_.persona)
         rubric = self._rubrics.get(persona.domain) if persona else None
         if persona is None or rubric is None:
             return f"no rubric for the persona {round_.persona!r}"
-        stored = await self.pool.rows.by_round(round_id)
-        if stored is not None and stored.kind is not None:
-            return "scored already"
         scrubbed = stored or await self.pool.scrubbed(
             from_round(round_, persona.domain, PoolStatus.CANDIDATE, "chat"))
         score = await self._scorer.score(rubric, scrubbed.prompt, scrubbed.answer)

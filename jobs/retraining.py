@@ -46,7 +46,7 @@ class Retrainer:
     async def due(self, every: int) -> int | None:
         """The number of labelled shared entries when `every` more came in since the last
         training (the key of the job that trains on them), else None."""
-        labelled = len(await self._pool.rows.shared(labelled=True))
+        labelled = await self._pool.rows.count_labelled()
         last = await self._versions.last_entries()
         if labelled < MIN_ENTRIES or labelled - last < every:
             return None

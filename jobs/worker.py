@@ -131,7 +131,7 @@ class MemoryWorker:
         self._in_background(self.retrain_if_due())
 
     async def _score(self, user_id: str, round_id: int) -> SweepReport:
-        if self.pool is None or not await self.pool.wants_score(user_id):
+        if self.pool is None or not await self.pool.wants_score(user_id, round_id):
             return SweepReport()
         await self.queue.enqueue_score(user_id, round_id)
         return await self._run_due(user_id)

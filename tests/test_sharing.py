@@ -266,3 +266,17 @@ async def test_the_demo_model_never_scores(tmp_path: Path, llm: ScriptedLLM) -> 
     async with open_companion(settings) as companion:
         await run(companion, "/share on", "ana")
         assert not await companion.pool.wants_score("ana")
+
+
+async def test_a_round_an_admin_shares_is_scored_for_its_kind(
+    pool: Companion, llm: ScriptedLLM
+) -> None:
+    await _user(pool, "bob")  # never opted in: only an admin can share his rounds
+    await _exchange(pool, llm, "bob", "what does laconic mean?", "Using very few words.")
+    assert not [r for r in llm.requests if SCORING in json.dumps(r)]
+    llm.answers[SCORING] = "score: 80\nkind: definition"
+    [round_] = await pool.rounds.recent_rounds("bob", 1)
+    await run(pool, f"/admin pool share {round_.id}", ADMIN)
+    await pool.worker.wait_idle()
+    [entry] = await pool.pool.pool.rows.of_user("bob")
+    assert (entry.status, entry.kind, entry.score) == (PoolStatus.SHARED, "definition", 80)

@@ -71,6 +71,13 @@ class SQLPoolRows:
         async with self._engine.connect() as conn:
             return {status: int(n) for status, n in (await conn.execute(query)).all()}
 
+    async def count_labelled(self) -> int:
+        """How many shared entries have a kind of task (what the retriever trains on)."""
+        query = select(func.count()).select_from(pool_entries).where(
+            (pool_entries.c.status == PoolStatus.SHARED.value) & pool_entries.c.kind.is_not(None))
+        async with self._engine.connect() as conn:
+            return int((await conn.execute(query)).scalar_one())
+
     async def shared(self, *, labelled: bool = False) -> list[PoolEntry]:
         """Every shared entry, oldest first (`labelled`: only those with a kind of task)."""
         where = pool_entries.c.status == PoolStatus.SHARED.value
