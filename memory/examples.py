@@ -10,7 +10,7 @@ import numpy as np
 
 from memory.pool import SharedPool, hit_entry
 from memory.protocols import Vector
-from memory.reranker import CANDIDATES, Entries, KindModel, rank
+from memory.reranker import CANDIDATES, KindModel, label, rerank
 from memory.sql.retriever_rows import SQLRetrieverRows
 from memory.types import PoolEntry
 
@@ -48,12 +48,11 @@ class PoolExamples:
         hits = await self._pool.nearest(domains, query, CANDIDATES)
         if not hits:
             return []
-        entries = Entries(np.array([h.vector for h in hits], dtype=np.float32),
-                          tuple(h.document for h in hits), tuple("" for _ in hits),
-                          tuple(None for _ in hits))
-        best = rank(await self.model(), np.asarray(query, dtype=np.float32), text, entries,
-                    self.count)
-        return [hit_entry(hits[i]) for i in best]
+        found = [hit_entry(h) for h in hits]
+        best = rerank(await self.model(), np.asarray(query, dtype=np.float32), text,
+                      [label(e.domain, e.kind) for e in found],
+                      np.array([h.score for h in hits]), self.count)
+        return [found[i] for i in best]
 
     async def model(self) -> KindModel | None:
         """The retriever's version in use (None: plain cosine), checked once a minute."""

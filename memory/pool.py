@@ -114,10 +114,10 @@ class SharedPool:
 
     async def nearest(self, domains: Sequence[str], vector: Sequence[float],
                       limit: int) -> list[VectorHit]:
-        """The shared entries of these domains nearest to `vector`, with their vectors."""
+        """The shared entries of these domains nearest to `vector`, nearest first."""
         hits: list[VectorHit] = []
         for domain in domains:
-            hits += await self._index.query(domain, vector, limit, with_vectors=True)
+            hits += await self._index.query(domain, vector, limit)
         return sorted(hits, key=lambda h: -h.score)[:limit]
 
     async def labelled(self) -> tuple[list[PoolEntry], Entries]:

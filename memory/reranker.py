@@ -5,10 +5,11 @@ tired". The pool knows better, since its scorer says which kind of task each ent
 logistic model (scikit-learn) learns the kind from an entry's embedding and its words (word
 pairs hashed, so there is no vocabulary to keep); an entry then scores
 
-    cosine(message, entry) + weight * <P(kind | message), P(kind | entry)>
+    cosine(message, entry) + weight * P(the entry's kind | message)
 
-that is, the embedder's closeness plus how likely the two are the same kind of task. Entries
-without a kind (not scored yet) are ranked by what the model says about their words too.
+that is, the embedder's closeness plus how likely the message is a task of the entry's kind
+(an entry not scored yet counts every kind as equally likely). Only the message is classified,
+so a turn pays for one text, not for every candidate.
 """
 
 from __future__ import annotations
@@ -52,16 +53,24 @@ class KindModel:
     weight: float = KIND_WEIGHT
 
     def probabilities(self, vectors: np.ndarray, texts: Sequence[str]) -> np.ndarray:
-        logits = np.asarray(features(vectors, texts) @ self.coef.T) + self.intercept
+        # The two parts of `features` apart: stacking them costs more than the products.
+        dense = vectors.shape[1]
+        words = _hasher().transform(list(texts))
+        logits = (vectors @ self.coef[:, :dense].T + np.asarray(words @ self.coef[:, dense:].T)
+                  + self.intercept)
         logits -= logits.max(axis=1, keepdims=True)
         odds = np.exp(logits)
         return np.asarray(odds / odds.sum(axis=1, keepdims=True))
 
-    def scores(self, query: np.ndarray, query_text: str, vectors: np.ndarray,
-               texts: Sequence[str], cosines: np.ndarray) -> np.ndarray:
-        """The reranked scores of candidates whose cosines to the query are `cosines`."""
-        both = self.probabilities(np.vstack([query[None, :], vectors]), [query_text, *texts])
-        return cosines + self.weight * (both[1:] @ both[0])
+    def scores(self, query: np.ndarray, query_text: str, labels: Sequence[str | None],
+               cosines: np.ndarray) -> np.ndarray:
+        """The reranked scores of candidates with these labels ("domain/kind", None when not
+        known) and these cosines to the query."""
+        [odds] = self.probabilities(query[None, :], [query_text])
+        by_class = dict(zip(self.classes, odds, strict=True))
+        unknown = 1.0 / len(self.classes)
+        kind = np.array([by_class.get(label, 0.0) if label else unknown for label in labels])
+        return cosines + self.weight * kind
 
     def to_bytes(self) -> bytes:
         buffer = io.BytesIO()
@@ -86,6 +95,11 @@ def train(vectors: np.ndarray, texts: Sequence[str], labels: Sequence[str]) -> K
                      model.intercept_.astype(np.float32))
 
 
+def label(domain: str, kind: str | None) -> str | None:
+    """What the model calls a kind of task: "words/synonym"."""
+    return f"{domain}/{kind}" if kind else None
+
+
 @dataclass(frozen=True)
 class Entries:
     """Pool entries as the ranking sees them: unit vectors, prompts, domains, kinds."""
@@ -99,7 +113,7 @@ class Entries:
         return len(self.texts)
 
     def labels(self) -> list[str]:
-        return [f"{d}/{k}" for d, k in zip(self.domains, self.kinds, strict=True)]
+        return [label(d, k) or "" for d, k in zip(self.domains, self.kinds, strict=True)]
 
     def subset(self, rows: Sequence[int]) -> Entries:
         index = list(rows)
@@ -118,11 +132,18 @@ def rank(model: KindModel | None, query: np.ndarray, query_text: str,
         return []
     cosines = pool.vectors @ query
     nearest = np.argsort(-cosines, kind="stable")[:CANDIDATES]
+    labels = [label(pool.domains[i], pool.kinds[i]) for i in nearest]
+    order = rerank(model, query, query_text, labels, cosines[nearest], limit)
+    return [int(nearest[i]) for i in order]
+
+
+def rerank(model: KindModel | None, query: np.ndarray, query_text: str,
+           labels: Sequence[str | None], cosines: np.ndarray, limit: int) -> list[int]:
+    """The order of candidates (nearest by cosine first) as the model ranks them."""
     if model is None:
-        return [int(i) for i in nearest[:limit]]
-    scored = model.scores(query, query_text, pool.vectors[nearest],
-                          [pool.texts[i] for i in nearest], cosines[nearest])
-    return [int(nearest[i]) for i in np.argsort(-scored, kind="stable")[:limit]]
+        return list(range(min(limit, len(labels))))
+    scored = model.scores(query, query_text, labels, cosines)
+    return [int(i) for i in np.argsort(-scored, kind="stable")[:limit]]
 
 
 def same_kind_at_1(model: KindModel | None, queries: Entries, pool: Entries,

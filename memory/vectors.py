@@ -57,7 +57,6 @@ class VectorHit:
     score: float  # cosine similarity
     document: str
     metadata: dict[str, Any]
-    vector: Any = None  # the stored vector (a numpy array), only when asked for
 
 
 def open_client(url: str, data_dir: Path) -> ClientAPI:
@@ -116,31 +115,23 @@ class ChromaIndex:
             )
         )
 
-    async def query(
-        self, user_id: str, vector: Vector, limit: int, *, with_vectors: bool = False
-    ) -> list[VectorHit]:
+    async def query(self, user_id: str, vector: Vector, limit: int) -> list[VectorHit]:
         if limit <= 0:
             return []
-        include = ["documents", "metadatas", "distances"] + (["embeddings"] if with_vectors
-                                                             else [])
         result = await asyncio.to_thread(
             lambda: self._collection(user_id).query(
                 query_embeddings=[vector],  # type: ignore[arg-type]
                 n_results=limit,
-                include=include,  # type: ignore[arg-type]
+                include=["documents", "metadatas", "distances"],  # type: ignore[list-item]
             )
         )
         ids = result["ids"][0]
         documents = (result["documents"] or [[]])[0]
         metadatas = (result["metadatas"] or [[]])[0]
         distances = (result["distances"] or [[]])[0]
-        embeddings = result["embeddings"] if with_vectors else None
-        vectors = list(embeddings[0]) if embeddings is not None else [None] * len(ids)
         return [
-            VectorHit(id=i, score=1.0 - float(d), document=doc or "", metadata=dict(meta or {}),
-                      vector=v)
-            for i, doc, meta, d, v in zip(ids, documents, metadatas, distances, vectors,
-                                          strict=True)
+            VectorHit(id=i, score=1.0 - float(d), document=doc or "", metadata=dict(meta or {}))
+            for i, doc, meta, d in zip(ids, documents, metadatas, distances, strict=True)
             # Defence in depth: the collection is the user's; each record must say so too.
             if meta and meta.get("user_id") == user_id
         ]
