@@ -47,7 +47,6 @@ class Sharing:
     def __init__(self, pool: SharedPool, rounds: SQLRoundStore, personas: dict[str, Persona],
                  worker: MemoryWorker, rules: PoolRules) -> None:
         self.pool = pool
-        self._pool = pool
         self._rounds = rounds
         self._personas = personas
         self._worker = worker
@@ -56,13 +55,13 @@ class Sharing:
     async def opt(self, user_id: str, on: bool | None) -> str:
         """`/share on|off`, or (None) where the user stands."""
         if on is None:
-            state = "on" if await self._pool.rows.opted_in(user_id) else "off"
+            state = "on" if await self.pool.rows.opted_in(user_id) else "off"
             return SHARE_HELP.format(state=state)
-        await self._pool.rows.set_opt_in(user_id, on)
+        await self.pool.rows.set_opt_in(user_id, on)
         if on:
             return ("Sharing is on. Thank you! Good replies of mine may become examples for my "
                     "other personas, with your personal details taken out. /share off undoes it.")
-        removed = await self._pool.forget_user(user_id)
+        removed = await self.pool.forget_user(user_id)
         return (f"Sharing is off. I took {removed} of your exchanges out of the shared pool; "
                 "none will go in from now on.")
 
@@ -80,29 +79,29 @@ class Sharing:
         good = reaction_verdict(emoji)
         if good is None:
             return None
-        round_id = await self._pool.rows.round_of_reply(message_key, user_id)
+        round_id = await self.pool.rows.round_of_reply(message_key, user_id)
         round_ = await self._rounds.get_round(user_id, round_id) if round_id else None
         if round_ is None or round_.status is not RoundStatus.ANSWERED:
             return None
         return await self._vote(round_, good)
 
     async def _vote(self, round_: Round, good: bool) -> str:
-        stored = await self._pool.rows.by_round(round_.id)
-        if not await self._pool.rows.opted_in(round_.user_id):
+        stored = await self.pool.rows.by_round(round_.id)
+        if not await self.pool.rows.opted_in(round_.user_id):
             return NOT_SHARING if good else "Thanks, noted: I'll try to do better."
         if not good:
             if stored is None:
-                stored = await self._pool.add(from_round(round_, self._domain(round_),
+                stored = await self.pool.add(from_round(round_, self._domain(round_),
                                                          PoolStatus.REJECTED, "chat"))
             else:
-                await self._pool.set_status(stored, PoolStatus.REJECTED)
-            await self._pool.rows.vote(stored.id, -1)
+                await self.pool.set_status(stored, PoolStatus.REJECTED)
+            await self.pool.rows.vote(stored.id, -1)
             return "Thanks, noted: that reply will never be shown to anyone as an example."
         if stored is None:
-            stored = await self._pool.add(from_round(round_, self._domain(round_),
+            stored = await self.pool.add(from_round(round_, self._domain(round_),
                                                      PoolStatus.CANDIDATE, "chat"))
             self._worker.exchange_finished(round_.user_id, round_.id)  # to learn its kind
-        await self._pool.rows.vote(stored.id, +1)
+        await self.pool.rows.vote(stored.id, +1)
         if stored.status is PoolStatus.REJECTED:
             return "Thanks! (That reply was marked bad before, so it stays out of the pool.)"
         if stored.status is PoolStatus.SHARED:
@@ -115,19 +114,19 @@ class Sharing:
         return persona.domain if persona else "general"
 
     async def remember_reply(self, keys: list[str], user_id: str, round_id: int) -> None:
-        await self._pool.rows.remember_reply(keys, user_id, round_id)
+        await self.pool.rows.remember_reply(keys, user_id, round_id)
 
     async def review(self, limit: int = 10) -> Review:
-        return Review(await self._pool.rows.counts(),
-                      await self._pool.rows.listed(PoolStatus.CANDIDATE, limit))
+        return Review(await self.pool.rows.counts(),
+                      await self.pool.rows.listed(PoolStatus.CANDIDATE, limit))
 
     async def decide(self, prefix: str, status: PoolStatus, admin_id: str) -> PoolEntry:
         """An admin approves (shares) or rejects an entry, by id prefix."""
-        found = await self._pool.rows.find(prefix)
+        found = await self.pool.rows.find(prefix)
         if len(found) != 1:
             raise UserFacingError(f"{'No' if not found else 'More than one'} pool entry has "
                                   f"the id '{prefix}'. See /admin pool.")
-        entry = await self._pool.set_status(found[0], status, admin_id)
+        entry = await self.pool.set_status(found[0], status, admin_id)
         if status is PoolStatus.SHARED:
             self._worker.pool_grew()
         return entry
@@ -137,12 +136,12 @@ class Sharing:
         round_ = await self._rounds.round_by_id(round_id)
         if round_ is None or round_.status is not RoundStatus.ANSWERED:
             raise UserFacingError(f"There is no answered round {round_id}.")
-        stored = await self._pool.rows.by_round(round_id)
+        stored = await self.pool.rows.by_round(round_id)
         if stored is None:
-            stored = await self._pool.add(from_round(round_, self._domain(round_),
+            stored = await self.pool.add(from_round(round_, self._domain(round_),
                                                      PoolStatus.SHARED, "admin"))
         elif stored.status is not PoolStatus.SHARED:
-            stored = await self._pool.set_status(stored, PoolStatus.SHARED, admin_id)
+            stored = await self.pool.set_status(stored, PoolStatus.SHARED, admin_id)
         self._worker.exchange_finished(round_.user_id, round_.id)  # to learn its kind
         self._worker.pool_grew()
         return stored

@@ -3,6 +3,7 @@ for the message, found by cosine and reranked by the retriever's version in use.
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Awaitable, Callable, Sequence
 
@@ -14,6 +15,7 @@ from memory.reranker import CANDIDATES, KindModel, label, rerank
 from memory.sql.retriever_rows import SQLRetrieverRows
 from memory.types import PoolEntry
 
+log = logging.getLogger(__name__)
 REFRESH_SECONDS = 60.0  # how soon a version trained by another process is taken up
 
 
@@ -39,11 +41,19 @@ class PoolExamples:
 
     async def find(self, domain: str, text: str,
                    vector: Awaitable[Vector | None]) -> list[PoolEntry]:
+        """Up to `count` examples for a message (none when the pool cannot be read)."""
         if not self.enabled:
             return []
         query = await vector
         if query is None:
             return []
+        try:
+            return await self._best(domain, text, query)
+        except Exception as error:  # examples are optional: a failing pool costs no reply
+            log.warning("No examples from the shared pool for this reply: %s", error)
+            return []
+
+    async def _best(self, domain: str, text: str, query: Vector) -> list[PoolEntry]:
         domains = (domain,) if self._scope == "domain" else self._domains
         hits = await self._pool.nearest(domains, query, CANDIDATES)
         if not hits:
