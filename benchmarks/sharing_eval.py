@@ -38,14 +38,14 @@ import random
 import statistics
 import tempfile
 import time
-from collections.abc import AsyncGenerator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
 from benchmarks import sharing_data, sharing_heldout
+from benchmarks.consistency_eval import Silent
 from bot.app import Companion, open_companion
-from bot.llm.base import ChatMessage
 from bot.settings import load_settings
 from memory.pool import entry_id
 from memory.types import PoolEntry, PoolStatus
@@ -61,19 +61,6 @@ class Request(NamedTuple):
     kind: str
     prompt: str
     answer: str
-
-
-class Silent:
-    """The chat model: the benchmark never asks for a reply."""
-
-    name = "silent"
-
-    async def stream(self, messages: Sequence[ChatMessage]) -> AsyncGenerator[str, None]:
-        raise AssertionError("the benchmark must not call a model")
-        yield ""
-
-    async def aclose(self) -> None:
-        pass
 
 
 @dataclass

@@ -3,12 +3,10 @@ and an answer read strictly (one line per premise, a label and a probability) or
 
 from __future__ import annotations
 
-import asyncio
 import re
 from collections.abc import Sequence
 
-from bot.errors import ModelUnavailable
-from bot.llm.base import ChatMessage, ChatModel
+from bot.llm.base import ChatModel, complete
 from jobs.judge import Judgement, JudgeUnusable, Verdict
 from memory.beliefs import About, Belief
 from memory.types import Fact
@@ -58,13 +56,8 @@ class ModelJudge:
         )
 
     async def _ask(self, prompt: str) -> str:
-        messages: list[ChatMessage] = [{"role": "user", "content": prompt}]
-        try:
-            async with asyncio.timeout(self._timeout):
-                return "".join([piece async for piece in self._model.stream(messages)])
-        except TimeoutError:
-            raise ModelUnavailable(
-                f"The model did not judge a belief within {self._timeout:g} s.") from None
+        return await complete(self._model, [{"role": "user", "content": prompt}],
+                              timeout_seconds=self._timeout, what="judge a belief")
 
 
 def parse_judgements(answer: str, count: int) -> list[Judgement]:

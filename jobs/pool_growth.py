@@ -5,11 +5,10 @@ model: it writes the questions, the answers and the scores."""
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass, field
 
 from bot.errors import ModelUnavailable, UserFacingError
-from bot.llm.base import ChatMessage, ChatModel
+from bot.llm.base import ChatMessage, ChatModel, complete
 from bot.prompt import examples_section
 from jobs.pool_scoring import PoolScorer, ScoreUnusable
 from jobs.pool_upkeep import PoolRules
@@ -97,9 +96,5 @@ class PoolGrowth:
                             f"{entry.status.value} [{entry.id[:8]}]")
 
     async def _ask(self, messages: list[ChatMessage]) -> str:
-        try:
-            async with asyncio.timeout(self._timeout):
-                return "".join([piece async for piece in self._model.stream(messages)])
-        except TimeoutError:
-            raise ModelUnavailable(f"the model did not answer within {self._timeout:g} s"
-                                   ) from None
+        return await complete(self._model, messages, timeout_seconds=self._timeout,
+                              what="answer")

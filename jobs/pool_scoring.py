@@ -7,12 +7,10 @@ nothing, and the job is retried later.
 
 from __future__ import annotations
 
-import asyncio
 import re
 from dataclasses import dataclass
 
-from bot.errors import ModelUnavailable
-from bot.llm.base import ChatMessage, ChatModel
+from bot.llm.base import ChatModel, complete
 from personas.loader import Rubric
 
 PROMPT = """Here is the rubric for grading an example of in-context learning:
@@ -54,18 +52,10 @@ class PoolScorer:
     async def score(self, rubric: Rubric, prompt: str, answer: str) -> Score:
         text = PROMPT.format(rubric=rubric.rubric.strip(), kinds=", ".join(rubric.kinds),
                              prompt=prompt, answer=answer)
-        reply = await self._ask(text)
+        reply = await complete(self._model, [{"role": "user", "content": text}],
+                               timeout_seconds=self._timeout, what="score an exchange")
         score, kind = parse_score(reply, rubric.kinds)
         return Score(score, kind, rubric.version)
-
-    async def _ask(self, prompt: str) -> str:
-        messages: list[ChatMessage] = [{"role": "user", "content": prompt}]
-        try:
-            async with asyncio.timeout(self._timeout):
-                return "".join([piece async for piece in self._model.stream(messages)])
-        except TimeoutError:
-            raise ModelUnavailable(
-                f"The model did not score an exchange within {self._timeout:g} s.") from None
 
 
 def parse_score(reply: str, kinds: tuple[str, ...]) -> tuple[int, str]:
