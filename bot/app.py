@@ -188,7 +188,7 @@ async def open_companion(
         growth = PoolGrowth(model=model, scorer=scorer, pool=pool, personas=personas,
                             rubrics=rubrics, rules=pool_rules(settings),
                             timeout_seconds=settings.sharing.score_timeout_seconds)
-        sharing = Sharing(pool, rounds, personas, worker, pool_upkeep.rules)
+        sharing = Sharing(pool, rounds, personas, worker)
         examples = PoolExamples(pool, retrievers, scope=settings.sharing.scope,
                                 count=settings.sharing.examples,
                                 domains=[p.domain for p in personas.values()])

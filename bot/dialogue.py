@@ -348,8 +348,9 @@ class Dialogue:
             self._on_round_stored(user_id, rounds_waiting)
 
     async def recall(self, user_id: str, text: str, *, before_round: int | None = None) -> Recall:
-        """Recency, Relevance, Latest_topics and clarifications for a message, all filtered by
-        `user_id` (clarifications may also come from feedback shared with everyone)."""
+        """Recency, Relevance, Latest_topics, clarifications and the shared pool's examples for
+        a message, all filtered by `user_id` (clarifications may also come from feedback shared
+        with everyone; the examples are the pool's, scrubbed and shared by choice)."""
         persona = await self.persona_for(user_id)
         return await self._with_recency(user_id, before_round,
                                         self._memories(user_id, text, persona))

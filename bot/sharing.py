@@ -7,7 +7,6 @@ from dataclasses import dataclass
 
 from bot.commands.replies import short_id
 from bot.errors import UserFacingError
-from jobs.pool_upkeep import PoolRules
 from jobs.worker import MemoryWorker
 from memory.pool import SharedPool, from_round
 from memory.sql.rounds import SQLRoundStore
@@ -44,13 +43,14 @@ class Review:
 
 
 class Sharing:
+    """The pool as people and admins see it; every change of a user's entries is theirs."""
+
     def __init__(self, pool: SharedPool, rounds: SQLRoundStore, personas: dict[str, Persona],
-                 worker: MemoryWorker, rules: PoolRules) -> None:
+                 worker: MemoryWorker) -> None:
         self.pool = pool
         self._rounds = rounds
         self._personas = personas
         self._worker = worker
-        self._rules = rules
 
     async def opt(self, user_id: str, on: bool | None) -> str:
         """`/share on|off`, or (None) where the user stands."""
