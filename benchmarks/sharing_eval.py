@@ -115,10 +115,13 @@ async def grow_and_measure(
                              sharing={"scope": scope})
     by_domain = {p.domain: p.name for p in load_personas().values()}
     rows = []
+    # The kind each entry really is: what "the same kind" is judged by, whatever it is labelled.
+    truth: dict[str, tuple[str, str]] = {}
     async with open_companion(settings, model=Silent()) as companion:
         vectors = await companion.embedder.embed([t.prompt for t in tests])
         for number, (request, kind) in enumerate(zip(stream, _labels(stream, noise),
                                                      strict=True), start=1):
+            truth[entry_id("bench", number)] = (request.domain, request.kind)
             await companion.pool.pool.add(PoolEntry(
                 id=entry_id("bench", number), prompt=request.prompt, answer=request.answer,
                 persona=by_domain[request.domain], domain=request.domain, kind=kind,
@@ -127,27 +130,24 @@ async def grow_and_measure(
                 await companion.pool.retrain()
                 companion.examples.forget_model()
             if number in SIZES:
-                rows.append(await _measure(companion, tests, vectors, number, scope))
+                rows.append(await _measure(companion, tests, vectors, number, scope, truth))
     return rows
 
 
-async def _measure(companion: Companion, tests: Sequence[Request], vectors: Sequence[Sequence[float]],
-                   size: int, scope: str) -> Row:
+async def _measure(companion: Companion, tests: Sequence[Request],
+                   vectors: Sequence[Sequence[float]], size: int, scope: str,
+                   truth: dict[str, tuple[str, str]]) -> Row:
     domains = sorted({t.domain for t in tests})
     cosine = trained = 0
     for test, vector in zip(tests, vectors, strict=True):
         searched = [test.domain] if scope == "domain" else domains
         [nearest] = await companion.pool.pool.nearest(searched, vector, 1)
-        cosine += _same(test, nearest.metadata.get("domain"), nearest.metadata.get("kind"))
+        cosine += truth[nearest.id] == (test.domain, test.kind)
         found = await companion.examples.find(test.domain, test.prompt, _ready(vector))
-        trained += _same(test, found[0].domain, found[0].kind)
+        trained += truth[found[0].id] == (test.domain, test.kind)
     trainings = await companion.pool.trainings()
     in_use = max((t.version for t in trainings if t.accepted), default=0)
     return Row(size, cosine / len(tests), trained / len(tests), in_use)
-
-
-def _same(test: Request, domain: object, kind: object) -> bool:
-    return domain == test.domain and kind == test.kind
 
 
 async def _ready(vector: Sequence[float]) -> Sequence[float]:
