@@ -202,7 +202,7 @@ async def test_the_companions_own_contradiction_is_caught(bank: Companion, llm: 
     llm.enqueue("I love jazz [1]!")
     await _said_reply(bank, "Do you like jazz music?")
     lines = memory_lines(llm.last_system_prompt)
-    assert any("you: I love jazz." in line for line in lines)
+    assert any('you: "I love jazz."' in line for line in lines)
     assert not any("can't stand" in line for line in lines)
     admin = await _admin(bank, "/admin beliefs ana")
     assert f"[{later.id[:8]}]" in admin and "Question" not in admin  # never asked of the user

@@ -188,7 +188,7 @@ async def test_a_newer_correction_of_the_same_message_supersedes_the_older(
     await _say(tutor, "/correct I want an antonym")
     await _say(tutor, ASKED)
     [clarification] = _clarifications(llm)
-    assert clarification.startswith("[1] clarification: I want an antonym")
+    assert clarification.startswith('[1] clarification: "I want an antonym')
     listed = (await tutor.commands.run("ana", "/feedback")).text
     assert "I want an antonym" in listed and CORRECTION not in listed
     export = await tutor.commands.run("ana", "/export")

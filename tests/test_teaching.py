@@ -39,7 +39,7 @@ async def test_taught_fact_is_found_for_a_paraphrase_and_cited_in_why(
     [first, *_] = memory_lines(llm.last_system_prompt)
     today = datetime.now(UTC)
     assert first == (f"[1] {today.day} {today:%B %Y}, host taught you: "
-                     "My sister's name is Lea.")
+                     "\"My sister's name is Lea.\"")
     why = await run(teachable, "/why")
     relied = why.split("My reply relied on:")[1].split("Relevance")[0]
     assert "1. " in relied and "fact (you taught me)" in relied and "Lea" in relied
@@ -64,7 +64,7 @@ async def test_wrong_takes_a_belief_out_of_every_later_prompt_and_answers_with_t
     assert said.endswith("Then she is Lea.")
     asked = llm.chat_requests[-1]["messages"]
     assert asked[-1]["content"] == SISTER  # the question is answered again
-    assert "host taught you: My sister's name is Lea." in asked[0]["content"]
+    assert "host taught you: \"My sister's name is Lea.\"" in asked[0]["content"]
     assert not any("Ana." in line for line in memory_lines(asked[0]["content"]))
     llm.enqueue("Lea!")
     await say(teachable, "Do you remember my sister's name?")
@@ -98,7 +98,7 @@ async def test_no_thats_wrong_right_after_why_fixes_the_one_memory_cited(
     llm.enqueue("A teacher then!")
     said, _ = await say(teachable, "No, that's wrong: I'm a teacher in Leeds now")
     assert said.startswith('Noted: memory 1 ("I work as a nurse in Leeds.") is wrong')
-    assert "host taught you: I'm a teacher in Leeds now." in llm.last_system_prompt
+    assert "host taught you: \"I'm a teacher in Leeds now.\"" in llm.last_system_prompt
     assert not any("nurse" in line for line in memory_lines(llm.last_system_prompt))
 
 
@@ -139,7 +139,7 @@ async def test_a_taught_fact_comes_before_an_older_extracted_one_that_disagrees(
     llm.enqueue("Berlin!")
     await say(teachable, "Which city do I live in?")
     lines = memory_lines(llm.last_system_prompt)
-    assert "taught you: We moved to Berlin in May." in lines[0]
+    assert "taught you: \"We moved to Berlin in May.\"" in lines[0]
     assert any("Paris" in line for line in lines[1:])
 
 

@@ -139,7 +139,7 @@ async def test_a_rare_name_said_once_300_rounds_ago_is_found_by_words(
         recall, messages = await companion.prepare("ana", "Do you remember Xiadani?")
     [found] = [f for f in recall.relevant if "Xiadani" in getattr(f.memory, "text", "")]
     assert found.words is not None and "words" in found.how
-    assert "host: My grandmother Xiadani taught me to bake bread." in messages[0]["content"]
+    assert "host: \"My grandmother Xiadani taught me to bake bread.\"" in messages[0]["content"]
 
 
 async def test_a_when_question_gets_the_dated_memory(tmp_path: Path, llm: ScriptedLLM) -> None:
@@ -150,8 +150,8 @@ async def test_a_when_question_gets_the_dated_memory(tmp_path: Path, llm: Script
         _, messages = await companion.prepare("ana", "When did I go to the support group?")
     prompt = messages[0]["content"]
     assert f"Today is {datetime.now(UTC):%A}" in prompt
-    assert ("8 May 2023, host: I went to a LGBTQ support group yesterday and it was so "
-            "powerful.") in prompt
+    assert ("8 May 2023, host: \"I went to a LGBTQ support group yesterday and it was so "
+            "powerful.\"") in prompt
 
 
 async def test_the_relevance_budget_is_never_exceeded(tmp_path: Path, llm: ScriptedLLM) -> None:

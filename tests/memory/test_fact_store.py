@@ -72,7 +72,7 @@ async def test_one_users_facts_never_reach_another_users_prompt(
         ben_dog = await _prompt(companion, "discord:1", "What is my secret dog called?")
     assert "Xiamen pineapple" in ana
     assert "Xiamen" not in ben
-    assert "taught you: My secret dog is Miso the pug." in ana_dog
+    assert "taught you: \"My secret dog is Miso the pug.\"" in ana_dog
     assert "Miso" not in ben_dog
 
 
