@@ -38,7 +38,7 @@ from jobs.queue import (
 )
 from jobs.topic_writes import StaleMerge, StaleWindow, TopicWrites
 from memory.facts import FactStore
-from memory.protocols import EmbeddingUnavailable
+from memory.protocols import EmbeddingUnavailable, VectorStoreUnavailable
 from memory.topics import IndexedTopicStore
 from memory.types import Fact, Round, Speaker, Topic
 from personas.loader import Persona
@@ -46,7 +46,7 @@ from personas.loader import Persona
 log = logging.getLogger(__name__)
 # What a later attempt may well get past (the model or the embedder is down or talks nonsense).
 RETRYABLE = (ModelUnavailable, NothingUsable, EmbeddingUnavailable, JudgeUnusable,
-             ScoreUnusable)
+             ScoreUnusable, VectorStoreUnavailable)
 # The job's rounds or topics changed under it: there is nothing left for it to do.
 OBSOLETE = (StaleWindow, StaleMerge)
 
@@ -290,7 +290,7 @@ class MemoryWorker:
             await self._topics.index(added)
             await self._topics.unindex(job.user_id, retired)
             await self._facts.index(new_facts)
-        except EmbeddingUnavailable as error:
+        except (EmbeddingUnavailable, VectorStoreUnavailable) as error:
             log.warning("Memory job %s: indexing left to the next sweep: %s", job.key, error)
         await self._enqueue_merges(job.user_id)
         if new_facts:

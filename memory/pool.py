@@ -15,7 +15,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from memory.protocols import Embedder, EmbeddingUnavailable
+from memory.protocols import Embedder, EmbeddingUnavailable, VectorStoreUnavailable
 from memory.reranker import Entries
 from memory.scrub import Scrubber
 from memory.sql.pool_rows import SQLPoolRows
@@ -86,7 +86,7 @@ class SharedPool:
         marked and the sweep repairs them."""
         try:
             await self._sync_index(entries)
-        except EmbeddingUnavailable as error:
+        except (EmbeddingUnavailable, VectorStoreUnavailable) as error:
             log.warning("Pool entries left for the sweep to index: %s", error)
 
     async def _sync_index(self, entries: Sequence[PoolEntry]) -> None:

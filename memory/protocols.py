@@ -15,6 +15,10 @@ class EmbeddingUnavailable(RuntimeError):
     """An embedder could not produce vectors (an endpoint down or failing)."""
 
 
+class VectorStoreUnavailable(RuntimeError):
+    """The vector store cannot be reached (a chroma server stopped or restarting)."""
+
+
 class Embedder(Protocol):
     """Turns texts into vectors.
 

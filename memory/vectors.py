@@ -14,20 +14,25 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-from collections.abc import Sequence
+import logging
+from collections.abc import Callable, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 import chromadb
+import httpx
 from chromadb.api import ClientAPI
 from chromadb.api.models.Collection import Collection
 from chromadb.api.types import Documents, EmbeddingFunction, Embeddings
 from chromadb.errors import NotFoundError
 
-from memory.protocols import Vector
+from memory.protocols import Vector, VectorStoreUnavailable
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
 class VectorsMustBePassed(EmbeddingFunction[Documents]):
@@ -97,6 +102,15 @@ class ChromaIndex:
             self._collections[user_id] = collection
         return collection
 
+    async def _call(self, work: Callable[[], T]) -> T:
+        """Run a blocking chromadb call in a worker thread; a chroma server that cannot be
+        reached raises `VectorStoreUnavailable`."""
+        try:
+            return await asyncio.to_thread(work)
+        except (httpx.TransportError, ConnectionError) as error:
+            raise VectorStoreUnavailable(f"The vector store cannot be reached: {error}"
+                                         ) from error
+
     async def upsert(
         self,
         user_id: str,
@@ -106,7 +120,7 @@ class ChromaIndex:
         metadatas: Sequence[dict[str, Any]],
     ) -> None:
         tagged = [{**meta, "user_id": user_id} for meta in metadatas]
-        await asyncio.to_thread(
+        await self._call(
             lambda: self._collection(user_id).upsert(
                 ids=list(ids),
                 embeddings=list(vectors),  # type: ignore[arg-type]
@@ -116,15 +130,21 @@ class ChromaIndex:
         )
 
     async def query(self, user_id: str, vector: Vector, limit: int) -> list[VectorHit]:
+        """The nearest records; none while the vector store cannot be reached, so that a
+        reply goes on with what SQL finds (Recency, the search by words)."""
         if limit <= 0:
             return []
-        result = await asyncio.to_thread(
-            lambda: self._collection(user_id).query(
-                query_embeddings=[vector],  # type: ignore[arg-type]
-                n_results=limit,
-                include=["documents", "metadatas", "distances"],  # type: ignore[list-item]
+        try:
+            result = await self._call(
+                lambda: self._collection(user_id).query(
+                    query_embeddings=[vector],  # type: ignore[arg-type]
+                    n_results=limit,
+                    include=["documents", "metadatas", "distances"],  # type: ignore[list-item]
+                )
             )
-        )
+        except VectorStoreUnavailable as error:
+            log.warning("Nothing found by meaning for this reply: %s", error)
+            return []
         ids = result["ids"][0]
         documents = (result["documents"] or [[]])[0]
         metadatas = (result["metadatas"] or [[]])[0]
@@ -138,7 +158,7 @@ class ChromaIndex:
 
     async def vectors(self, user_id: str) -> dict[str, Any]:
         """Every vector of the collection (numpy arrays), by id."""
-        result = await asyncio.to_thread(
+        result = await self._call(
             lambda: self._collection(user_id).get(include=["embeddings"]))  # type: ignore[list-item]
         embeddings = result["embeddings"] if result["embeddings"] is not None else []
         return dict(zip(result["ids"], embeddings, strict=True))
@@ -146,9 +166,9 @@ class ChromaIndex:
     async def delete(self, user_id: str, ids: Sequence[str] | None = None) -> None:
         """Delete the user's records: the given ids, or the user's whole collection."""
         if ids is None:
-            await asyncio.to_thread(self._drop, user_id)
+            await self._call(lambda: self._drop(user_id))
         elif ids:
-            await asyncio.to_thread(lambda: self._collection(user_id).delete(ids=list(ids)))
+            await self._call(lambda: self._collection(user_id).delete(ids=list(ids)))
 
     def _drop(self, user_id: str) -> None:
         self._collections.pop(user_id, None)

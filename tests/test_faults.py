@@ -1,0 +1,83 @@
+"""Faults with real parts: the chroma server stopped and started again during replies and
+during a summary job. Nothing is lost, people still get replies, the sweep repairs the index."""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from bot.app import open_companion
+from jobs.queue import DONE, SUMMARIZE
+from memory.types import RoundStatus
+from tests.chatting import say
+from tests.conftest import CHROMA, _free_port, _wait_for, make_settings
+from tests.fakes.openai_server import ScriptedLLM
+
+
+class ChromaServer:
+    """A chroma server of the test's own, stopped and started on the same port and folder."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.port = _free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self._process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        self._process = subprocess.Popen(
+            [CHROMA, "run", "--path", str(self.folder), "--host", "127.0.0.1",
+             "--port", str(self.port)],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        _wait_for(f"{self.url}/api/v2/heartbeat")
+
+    def stop(self) -> None:
+        if self._process is not None:
+            self._process.terminate()
+            self._process.wait(10)
+            self._process = None
+
+
+@pytest.fixture
+def chroma(tmp_path: Path) -> Iterator[ChromaServer]:
+    server = ChromaServer(tmp_path / "chroma-server")
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+async def test_replies_go_on_while_the_chroma_server_is_down_and_the_sweep_repairs_the_index(
+    tmp_path: Path, llm: ScriptedLLM, chroma: ChromaServer
+) -> None:
+    settings = make_settings(tmp_path, llm, vector={"url": chroma.url},
+                             memory={"summarize_every": 4, "retry_seconds": 0})
+    async with open_companion(settings) as companion:
+        await companion.add_topic("ben", "music", "The host plays the drums in a band.")
+        chroma.stop()
+        said = []
+        for text in ("My cat Tofu knocked over a plant today.", "Tofu is three years old.",
+                     "I think Tofu likes the balcony best.", "How is my cat doing?"):
+            llm.enqueue(f"Noted: {text[:10]}")
+            reply, finished = await say(companion, text, "ana")
+            assert finished is not None, reply  # answered from Recency and words
+            said.append(reply)
+        reply, finished = await say(companion, "What do I play?", "ben")
+        assert finished is not None  # others are served too
+        await companion.worker.wait_idle()  # the summary job ran while the store was down
+        rounds = await companion.rounds.recent_rounds("ana", 10)
+        assert [r.status for r in rounds] == [RoundStatus.ANSWERED] * 4  # nothing lost
+        [job] = [j for j in await companion.worker.queue.jobs(user_id="ana")
+                 if j.kind == SUMMARIZE]
+        assert job.status == DONE  # its topics are in SQL, the index waits for the sweep
+        assert await companion.search_topics("ana", "Tofu the cat") == []
+
+        chroma.start()
+        report = await companion.worker.sweep()
+        assert report.reindexed >= 1
+        found = await companion.search_topics("ana", "Tofu the cat")
+        assert found and "Tofu" in found[0].topic.description
+        assert (await companion.search_topics("ben", "drums"))[0].topic.label == "music"
