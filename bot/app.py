@@ -76,6 +76,7 @@ from memory.sql.rounds import SQLRoundStore
 from memory.sql.stats import memory_stats
 from memory.sql.topic_rows import SQLTopicRows
 from memory.sql.user_export import UserExport
+from memory.sql.user_turns import SQLUserTurns
 from memory.tokens import TokenCounter, WordPieceCounter
 from memory.topics import IndexedTopicStore
 from memory.types import Recall, ScoredTopic, Topic
@@ -216,6 +217,8 @@ async def open_companion(
             retractions=retractions,
             beliefs=beliefs,
             examples=examples,
+            # Several processes share a MySQL/MariaDB database; a SQLite file serves one.
+            turns=SQLUserTurns(engine) if engine.dialect.name in {"mysql", "mariadb"} else None,
             on_round_stored=worker.round_stored,
             on_replied=worker.exchange_finished,
         )

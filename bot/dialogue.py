@@ -8,8 +8,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import weakref
-from collections.abc import AsyncGenerator, Awaitable, Callable
-from contextlib import aclosing
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
+from contextlib import aclosing, asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -34,6 +34,7 @@ from memory.protocols import (
 )
 from memory.relevance import Relevance
 from memory.sql.belief_rows import SQLBeliefRows
+from memory.sql.user_turns import SQLUserTurns
 from memory.types import (
     Found,
     Memory,
@@ -132,6 +133,7 @@ class Dialogue:
         retractions: Retractions,
         beliefs: SQLBeliefRows,
         examples: PoolExamples | None = None,
+        turns: SQLUserTurns | None = None,
         on_round_stored: Callable[[str, int], None] | None = None,
         on_replied: Callable[[str, int], None] | None = None,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
@@ -139,7 +141,8 @@ class Dialogue:
         """`on_round_stored(user_id, rounds_waiting)` runs after every stored round: the hook
         for memory upkeep, which must return at once. `on_replied(user_id, round_id)` runs
         after a reply to a message in a private chat (the shared pool may score it); it must
-        return at once too. `examples` finds the shared pool's examples for a prompt.
+        return at once too. `examples` finds the shared pool's examples for a prompt. `turns`
+        keeps one user's messages in order across processes (several bots on one database).
         `clock` tells the prompt today's date."""
         self._rounds = rounds
         self._topics = topics
@@ -156,6 +159,7 @@ class Dialogue:
         self._retractions = retractions
         self._beliefs = beliefs
         self._examples = examples
+        self._turns = turns
         self._on_round_stored = on_round_stored
         self._on_replied = on_replied
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = (
@@ -294,10 +298,17 @@ class Dialogue:
             incoming.user_id, incoming.conversation, None)
         return "" if previous is not None else NOTHING_TO_CORRECT
 
-    def user_lock(self, user_id: str) -> asyncio.Lock:
-        """The lock that keeps one user's messages and commands in order, in every chat: the
-        memory is the user's, so a reply in one chat must see the round just said in another."""
-        return self._locks.setdefault(user_id, asyncio.Lock())
+    @asynccontextmanager
+    async def user_lock(self, user_id: str) -> AsyncIterator[None]:
+        """Keeps one user's messages and commands in order, in every chat (the memory is the
+        user's, so a reply in one chat must see the round just said in another), and, with
+        `turns`, in every process."""
+        async with self._locks.setdefault(user_id, asyncio.Lock()):
+            if self._turns is None:
+                yield
+                return
+            async with self._turns.turn(user_id):
+                yield
 
     def forget_last_recall(self, user_id: str) -> None:
         self._last.pop(user_id, None)

@@ -161,6 +161,10 @@ def _shared_pool(conn: Connection) -> None:
         table.create(conn, checkfirst=True)
 
 
+def _user_turns(conn: Connection) -> None:
+    tables.user_turns.create(conn, checkfirst=True)
+
+
 def _add_missing_columns(conn: Connection, columns: tuple[tuple[str, str, str], ...]) -> None:
     for table, column, ddl in columns:
         if column not in {c["name"] for c in inspect(conn).get_columns(table)}:
@@ -176,6 +180,7 @@ MIGRATIONS: tuple[tuple[int, str, Step], ...] = (
     (5, "beliefs: subjects, confidence, supersession and questions about conflicts", _beliefs),
     (6, "the shared pool of good exchanges, opt-ins, retriever versions and reply messages",
      _shared_pool),
+    (7, "whose turn it is, across processes", _user_turns),
 )
 
 _LOCK_NAME = "companion_migrations"

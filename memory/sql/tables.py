@@ -285,3 +285,14 @@ reply_messages = Table(
     Column("created_at", Timestamp, nullable=False),
     **_MYSQL,
 )
+
+# Whose turn it is, across processes (migration 7): a user's messages are answered one at a time
+# even when they reach different bot processes (see memory/sql/user_turns.py).
+user_turns = Table(
+    "user_turns",
+    metadata,
+    Column("user_id", UserId, primary_key=True),
+    Column("holder", String(64), nullable=False),
+    Column("expires_at", Timestamp, nullable=False),
+    **_MYSQL,
+)
