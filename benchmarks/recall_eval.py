@@ -157,6 +157,8 @@ def capable_model(body: dict[str, Any]) -> str:
     """Answers the summary, facts and merge prompts as a capable model would: it restates what
     the user said about themselves in the third person, and what the companion recommended."""
     prompt = body["messages"][-1]["content"]
+    if "=====" not in prompt:  # a prompt it was not written for (a belief check): no answer
+        return "None"
     transcript = prompt.split("=====")[1]
     if "Summarize it in one sentence" in prompt:  # Table III: the newest record carries on
         last = [line for line in transcript.splitlines() if line.strip()][-1]
