@@ -1,9 +1,15 @@
 """Faults with real parts: the chroma server stopped and started again during replies and
-during a summary job. Nothing is lost, people still get replies, the sweep repairs the index."""
+during a summary job, and a process killed mid-reply. Nothing is lost, people still get
+replies, the sweep repairs the index."""
 
 from __future__ import annotations
 
+import json
+import os
+import signal
 import subprocess
+import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,7 +20,7 @@ from jobs.queue import DONE, SUMMARIZE
 from memory.types import RoundStatus
 from tests.chatting import say
 from tests.conftest import CHROMA, _free_port, _wait_for, make_settings
-from tests.fakes.openai_server import ScriptedLLM
+from tests.fakes.openai_server import Reply, ScriptedLLM
 
 
 class ChromaServer:
@@ -81,3 +87,33 @@ async def test_replies_go_on_while_the_chroma_server_is_down_and_the_sweep_repai
         found = await companion.search_topics("ana", "Tofu the cat")
         assert found and "Tofu" in found[0].topic.description
         assert (await companion.search_topics("ben", "drums"))[0].topic.label == "music"
+
+
+def test_a_process_killed_mid_reply_loses_no_message(tmp_path: Path, llm: ScriptedLLM) -> None:
+    """`companion say` is killed (SIGKILL) while the reply streams; the next process answers,
+    and the message said before the kill is in its Recency."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("COMPANION_")} | {
+        "COMPANION_DATA_DIR": str(tmp_path), "COMPANION_LLM__PROVIDER": "openai",
+        "COMPANION_LLM__BASE_URL": llm.base_url, "COMPANION_LLM__MAX_RETRIES": "0"}
+    companion = str(Path(sys.executable).parent / "companion")
+    llm.enqueue(Reply("Sailing sounds wonderful, tell me more about", delay=1.0))
+    killed = subprocess.Popen([companion, "say", "--user", "ana", "I love sailing on lakes."],
+                              env=env, cwd=tmp_path, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    while llm.in_flight == 0:  # the reply is streaming
+        assert time.monotonic() < deadline and killed.poll() is None
+        time.sleep(0.05)
+    killed.send_signal(signal.SIGKILL)
+    killed.wait(10)
+
+    llm.enqueue("Yes: you love sailing on lakes.")
+    again = subprocess.run([companion, "say", "--user", "ana", "Did you get my last message?"],
+                           env=env, cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert again.returncode == 0, again.stderr
+    assert again.stdout == "Yes: you love sailing on lakes.\n"
+    assert "Host: I love sailing on lakes." in llm.last_system_prompt
+    shown = subprocess.run([companion, "memory", "--user", "ana", "--json"], env=env,
+                           cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    said = [r["user"] for r in json.loads(shown.stdout)["recent_rounds"]]
+    assert said == ["I love sailing on lakes.", "Did you get my last message?"]
