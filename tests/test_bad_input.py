@@ -24,7 +24,7 @@ from tests.fakes.telegram_server import parse_html
 # What people paste: every kind of character, and the pieces that break things on purpose.
 NASTY = [
     "\u200b", "\u200d", "\ufeff", "\u202e", "\u2066", "\x00", "\x1b[31m", "\r\n", "\t",
-    "مرحبا بك", "שלום", "👩‍👩‍👧‍👦", "e\u0301", "\ud83d" if False else "\U0001f600",
+    "مرحبا بك", "שלום", "👩‍👩‍👧‍👦", "e\u0301", "\U0001f600",
     "*bold", "_it_", "`code", "```py\n", "[link](javascript:alert(1))", "<b>", "</i>", "&amp;",
     "<script>alert(1)</script>", "'; DROP TABLE rounds; --", "\" OR 1=1 --", "%s %d {0}",
     "/forget all", "@everyone", "||spoiler||", "~~strike~~", "> quote", "#", "\\",
