@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from bot.app import Companion, open_companion
 from bot.commands import parse_command
+from bot.errors import InputRejected
 from bot.frontends.telegram_format import to_telegram_html
 from bot.inbound import clean_message
 from tests.chatting import run, say
@@ -52,7 +53,7 @@ async def test_any_message_is_answered_or_refused_in_one_clear_line_and_stored_a
     after = await opened.rounds.count_rounds("ana")
     try:
         cleaned = clean_message(text, opened.settings.chat.max_message_chars)
-    except Exception:  # refused: told why, nothing stored
+    except InputRejected:  # refused: told why, nothing stored
         assert finished is None and after == before
         assert said and "Traceback" not in said
         return
