@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bot.commands.replies import short_id
+from bot.commands.replies import short_id, shortened
 from bot.errors import UserFacingError
 from jobs.worker import MemoryWorker
 from memory.pool import SharedPool, from_round
@@ -100,7 +100,7 @@ class Sharing:
         if stored is None:
             stored = await self.pool.add(from_round(round_, self._domain(round_),
                                                      PoolStatus.CANDIDATE, "chat"))
-            self._worker.exchange_finished(round_.user_id, round_.id)  # to learn its kind
+            self._worker.entry_added(round_.user_id, round_.id)
         await self.pool.rows.vote(stored.id, +1)
         if stored.status is PoolStatus.REJECTED:
             return "Thanks! (That reply was marked bad before, so it stays out of the pool.)"
@@ -142,7 +142,7 @@ class Sharing:
                                                      PoolStatus.SHARED, "admin"))
         elif stored.status is not PoolStatus.SHARED:
             stored = await self.pool.set_status(stored, PoolStatus.SHARED, admin_id)
-        self._worker.exchange_finished(round_.user_id, round_.id)  # to learn its kind
+        self._worker.entry_added(round_.user_id, round_.id)
         self._worker.pool_grew()
         return stored
 
@@ -151,10 +151,5 @@ def entry_line(entry: PoolEntry) -> str:
     """One entry as the admin commands show it."""
     score = "unscored" if entry.score is None else f"score {entry.score}"
     return (f"[{short_id(entry.id)}] {entry.domain}/{entry.kind or '?'} from {entry.persona} "
-            f"({entry.source}, {score}, votes {entry.votes:+d}): \"{_cut(entry.prompt)}\" -> "
-            f"\"{_cut(entry.answer)}\"")
-
-
-def _cut(text: str, limit: int = 120) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[:limit - 1] + "…"
+            f"({entry.source}, {score}, votes {entry.votes:+d}): "
+            f"\"{shortened(entry.prompt, 120)}\" -> \"{shortened(entry.answer, 120)}\"")

@@ -40,14 +40,10 @@ class PoolUpkeep:
         self._retrainer = retrainer
         self.rules = rules
 
-    async def wants_score(self, user_id: str, round_id: int | None = None) -> bool:
+    async def wants_score(self, user_id: str, *, admitted: bool = False) -> bool:
         """Whether a reply to this user is scored: a model scores, and they opted in (or the
-        round is in the pool already: an admin shared it)."""
-        if self._scorer is None:
-            return False
-        if await self.pool.rows.opted_in(user_id):
-            return True
-        return round_id is not None and await self.pool.rows.by_round(round_id) is not None
+        round is in the pool already, `admitted`: an admin shared it)."""
+        return self._scorer is not None and (admitted or await self.pool.rows.opted_in(user_id))
 
     async def score_round(self, user_id: str, round_id: int) -> str:
         """Score one reply; a good one becomes a candidate (shared at once in "auto" mode).

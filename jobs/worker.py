@@ -126,12 +126,18 @@ class MemoryWorker:
         background, when its user shares and a model scores."""
         self._in_background(self._score(user_id, round_id))
 
+    def entry_added(self, user_id: str, round_id: int) -> None:
+        """Called when a round entered the pool unscored (a thumbs-up, an admin's share):
+        score it in the background to learn its kind, whether or not its user shares."""
+        self._in_background(self._score(user_id, round_id, admitted=True))
+
     def pool_grew(self) -> None:
         """Called when entries were shared: train the retriever again if enough came in."""
         self._in_background(self.retrain_if_due())
 
-    async def _score(self, user_id: str, round_id: int) -> SweepReport:
-        if self.pool is None or not await self.pool.wants_score(user_id, round_id):
+    async def _score(self, user_id: str, round_id: int, *, admitted: bool = False
+                     ) -> SweepReport:
+        if self.pool is None or not await self.pool.wants_score(user_id, admitted=admitted):
             return SweepReport()
         await self.queue.enqueue_score(user_id, round_id)
         return await self._run_due(user_id)

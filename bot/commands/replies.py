@@ -131,14 +131,15 @@ def describe_recall(
     if recall.examples:
         lines.append("Examples from the shared pool (good answers from other chats, personal "
                      "details taken out):")
-        lines += [f"  - [{short_id(e.id)}] {e.kind or 'example'}: \"{_short(e.prompt)}\" -> "
-                  f"\"{_short(e.answer)}\"" for e in recall.examples]
+        lines += [f"  - [{short_id(e.id)}] {e.kind or 'example'}: \"{shortened(e.prompt)}\" -> "
+                  f"\"{shortened(e.answer)}\"" for e in recall.examples]
     if numbered:
         lines.append("If one of them is wrong: /wrong <n> [what is true]")
     return "\n".join(lines)
 
 
-def _short(text: str, limit: int = 80) -> str:
+def shortened(text: str, limit: int = 80) -> str:
+    """One line of at most `limit` characters."""
     text = " ".join(text.split())
     return text if len(text) <= limit else text[:limit - 1] + "…"
 
