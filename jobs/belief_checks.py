@@ -16,7 +16,7 @@ from jobs.flipping import decide
 from jobs.judge import Judge
 from memory.beliefs import Belief, BeliefSettings
 from memory.facts import FactStore
-from memory.protocols import Embedder
+from memory.protocols import Embedder, Vector
 from memory.sql.belief_rows import SQLBeliefRows
 
 log = logging.getLogger(__name__)
@@ -43,12 +43,20 @@ class BeliefChecker:
         """Check every unchecked belief of the user, oldest first."""
         report = CheckReport()
         while batch := await self.rows.unchecked(user_id, BATCH):
+            judged = [b for b in batch if self._judge.can_judge(b)]
+            # One embedding call for the batch: a window's facts arrive together.
+            vectors = dict(zip((b.id for b in judged),
+                               await self._embedder.embed([b.fact.text for b in judged]),
+                               strict=True))
             for belief in batch:
-                await self.check(belief, report)
+                await self.check(belief, report, vectors.get(belief.id))
         return report
 
-    async def check(self, belief: Belief, report: CheckReport) -> None:
-        premises = await self.premises(belief) if self._judge.can_judge(belief) else []
+    async def check(self, belief: Belief, report: CheckReport,
+                    vector: Vector | None = None) -> None:
+        """`vector`: the belief's embedding, when it is judged (made here if not given)."""
+        premises = (await self.premises(belief, vector) if self._judge.can_judge(belief)
+                    else [])
         judgements = await self._judge.judge(belief, premises) if premises else []
         disputed = await self.rows.disputed(belief.user_id, [p.id for p in premises])
         settlement = decide(belief, premises, judgements, self._settings, disputed)
@@ -62,12 +70,13 @@ class BeliefChecker:
                      len(superseded), (settlement.winner or "")[:8])
             await self._facts.unindex(superseded)
 
-    async def premises(self, belief: Belief) -> list[Belief]:
+    async def premises(self, belief: Belief, vector: Vector | None = None) -> list[Belief]:
         """The beliefs about the same subject, then the most similar others; 3 of each."""
         limit = self._settings.premises
         on_topic = await self.rows.on_topic(belief, limit)
         seen = {belief.id, *(p.id for p in on_topic)}
-        [vector] = await self._embedder.embed([belief.fact.text])
+        if vector is None:
+            [vector] = await self._embedder.embed([belief.fact.text])
         nearest = [
             *await self._facts.by_meaning(belief.user_id, vector, SIMILAR_CANDIDATES),
             *await self._facts.by_meaning(belief.user_id, vector, limit, taught=True),

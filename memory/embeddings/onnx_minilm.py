@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -10,13 +9,15 @@ import numpy as np
 import onnxruntime as ort
 from tokenizers import Tokenizer
 
+from memory.embeddings.batching import BatchedEmbedding
 from memory.protocols import Vector
 
 MAX_TOKENS = 256  # what all-MiniLM-L6-v2 was trained on; longer texts are truncated
 
 
 class OnnxMiniLM:
-    """`Embedder` running the int8 MiniLM in-process. Calls run in a worker thread."""
+    """`Embedder` running the int8 MiniLM in-process, in one thread of its own, batching the
+    calls that come together (see batching.py)."""
 
     name = "minilm-l6-int8"
 
@@ -34,14 +35,16 @@ class OnnxMiniLM:
             str(model_file), sess_options=options, providers=["CPUExecutionProvider"]
         )
         self._inputs = {i.name for i in self._session.get_inputs()}
+        self._batched = BatchedEmbedding(self.embed_blocking)
 
     async def embed(self, texts: Sequence[str]) -> list[Vector]:
         if not texts:
             return []
-        return await asyncio.to_thread(self.embed_blocking, list(texts))
+        return await self._batched.embed(texts)
 
     async def aclose(self) -> None:
-        """Nothing to release: the session lives as long as the process."""
+        """The model's thread ends; the session lives as long as the process."""
+        self._batched.close()
 
     def embed_blocking(self, texts: list[str]) -> list[Vector]:
         """Embed in the calling thread; for benchmarks and worker threads only."""
