@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable
 from enum import Enum
+from typing import Protocol
 
 from aiolimiter import AsyncLimiter
 
@@ -22,9 +23,21 @@ class Admission(Enum):
     TOO_FAST = "too fast"
 
 
+class SharedCounts(Protocol):
+    """Messages per user and minute, counted where every bot process sees them."""
+
+    async def count(self, user_id: str) -> int:
+        """Count one more message of `user_id`; returns how many it sent this minute."""
+        ...
+
+
 class AccessPolicy:
     """Allowlist, blocklist, admins and a per-user rate limit. User ids are qualified by
-    platform ("telegram:42" is not "discord:42")."""
+    platform ("telegram:42" is not "discord:42").
+
+    With `shared` counts (several processes on one database) the limit is a count per minute
+    that every process adds to; without, a leaky bucket in this process. Should the shared
+    count fail (the database away), this process's own bucket decides."""
 
     def __init__(
         self,
@@ -33,15 +46,17 @@ class AccessPolicy:
         allow: Iterable[str] = (),
         block: Iterable[str] = (),
         messages_per_minute: int = 20,
+        shared: SharedCounts | None = None,
     ) -> None:
         self._admins = frozenset(admins)
         self._allow = frozenset(allow)
         self._block = frozenset(block)
         self.messages_per_minute = messages_per_minute
         self._limiters: dict[str, AsyncLimiter] = {}
+        self._shared = shared
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> AccessPolicy:
+    def from_settings(cls, settings: Settings, shared: SharedCounts | None = None) -> AccessPolicy:
         admins = [
             *settings.access.terminal_admins,
             *(f"telegram:{user}" for user in settings.telegram.admin_ids),
@@ -52,6 +67,7 @@ class AccessPolicy:
             allow=settings.access.allow_users,
             block=settings.access.block_users,
             messages_per_minute=settings.access.messages_per_minute,
+            shared=shared,
         )
 
     def is_admin(self, user_id: str) -> bool:
@@ -65,6 +81,15 @@ class AccessPolicy:
         if self._allow and user_id not in self._allow and user_id not in self._admins:
             log.info("Refused a message from %s, who is not on the allowlist", user_id)
             return Admission.NOT_ALLOWED
+        if self._shared is not None:
+            try:
+                too_fast = await self._shared.count(user_id) > self.messages_per_minute
+                return Admission.TOO_FAST if too_fast else Admission.ACCEPT
+            except Exception as error:  # the local bucket decides instead
+                log.warning("Could not count the message of %s everywhere: %s", user_id, error)
+        return await self._admit_here(user_id)
+
+    async def _admit_here(self, user_id: str) -> Admission:
         limiter = self._limiters.get(user_id)
         if limiter is None:
             limiter = self._limiters[user_id] = AsyncLimiter(self.messages_per_minute, 60)

@@ -68,6 +68,7 @@ from memory.sql.belief_rows import SQLBeliefRows
 from memory.sql.engine import open_engine
 from memory.sql.fact_rows import SQLFactRows
 from memory.sql.feedback_rows import SQLFeedbackRows
+from memory.sql.message_counts import SQLMessageCounts
 from memory.sql.migrations import migrate
 from memory.sql.pool_rows import SQLPoolRows
 from memory.sql.profiles import SQLProfileStore
@@ -179,7 +180,7 @@ async def open_companion(
             retrainer=Retrainer(pool, retrievers, by_domain=settings.sharing.scope == "domain"),
             rules=pool_rules(settings))
         worker = build_worker(settings, engine, topics, facts, beliefs, model, embedder, personas,
-                              pool_upkeep)
+                              pool_upkeep, rounds)
         stack.push_async_callback(worker.aclose)
         if sweep:
             scheduler = SweepScheduler(worker, settings.sql_url, settings.memory.sweep_minutes)
@@ -217,12 +218,12 @@ async def open_companion(
             retractions=retractions,
             beliefs=beliefs,
             examples=examples,
-            # Several processes share a MySQL/MariaDB database; a SQLite file serves one.
-            turns=SQLUserTurns(engine) if engine.dialect.name in {"mysql", "mariadb"} else None,
+            turns=SQLUserTurns(engine) if _shared_by_processes(engine) else None,
             on_round_stored=worker.round_stored,
             on_replied=worker.exchange_finished,
         )
-        access = AccessPolicy.from_settings(settings)
+        access = AccessPolicy.from_settings(
+            settings, SQLMessageCounts(engine) if _shared_by_processes(engine) else None)
         commands = Commands(
             dialogue,
             UserCommands(dialogue, rounds, topics, facts, feedback, UserExport(engine), teaching,
@@ -281,6 +282,7 @@ def build_worker(
     embedder: Embedder,
     personas: dict[str, Persona],
     pool: PoolUpkeep | None = None,
+    rounds: SQLRoundStore | None = None,
 ) -> MemoryWorker:
     memory = settings.memory
     queue = JobQueue(
@@ -305,6 +307,7 @@ def build_worker(
         user_name=settings.chat.user_name,
         cadence=Cadence(memory.summarize_every, memory.merge_at),
         pool=pool,
+        rounds=rounds,
     )
 
 
@@ -323,6 +326,11 @@ def build_feedback_memory(
             max_clarifications=chosen.max_clarifications,
         ),
     )
+
+
+def _shared_by_processes(engine: AsyncEngine) -> bool:
+    """Several bot processes share a MySQL/MariaDB database; a SQLite file serves one."""
+    return engine.dialect.name in {"mysql", "mariadb"}
 
 
 def _is_demo_model(settings: LLMSettings) -> bool:

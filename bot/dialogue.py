@@ -34,6 +34,7 @@ from memory.protocols import (
 )
 from memory.relevance import Relevance
 from memory.sql.belief_rows import SQLBeliefRows
+from memory.sql.failures import database_away
 from memory.sql.user_turns import SQLUserTurns
 from memory.types import (
     Found,
@@ -84,6 +85,13 @@ class LastReply:
     cited: tuple[int, ...] = ()
 
 
+@dataclass
+class _Stored:
+    """The round a turn stored, once it is stored."""
+
+    round_id: int | None = None
+
+
 @dataclass(frozen=True, slots=True)
 class Failed:
     """The model could not answer; the user's message is stored (`round_id`)."""
@@ -104,6 +112,10 @@ ReplyEvent = Recalled | Delta | Finished | Failed | Refused
 # Recency.
 Memories = tuple[list[Found], list[Topic], list[ScoredFeedback], list[PoolEntry]]
 
+MEMORY_AWAY = ("My memory (the database) is not answering right now, so I could not save your "
+               "message. Please send it again in a minute.")
+MEMORY_AWAY_SAVED = ("My memory (the database) stopped answering while I replied: your message "
+                     "is saved, my reply may not be. Please try again in a minute.")
 CORRECT_USAGE = ("Usage: /correct <what you meant>, about my last reply. "
                  "For example: /correct I wanted a synonym")
 NOTHING_TO_CORRECT = "There is nothing to correct yet: /correct is about my last reply to you here."
@@ -172,8 +184,26 @@ class Dialogue:
         """Store the message, recall memories, stream the reply, store it.
 
         A correction of the last exchange (`/correct ...`, or "No, I meant ...") is stored as
-        feedback first, and the corrected message is answered again with it applied.
+        feedback first, and the corrected message is answered again with it applied. When the
+        database stops answering, the person is told whether their message was saved.
         """
+        stored = _Stored()
+        try:
+            async with aclosing(self._respond(incoming, stored)) as events:
+                async for event in events:
+                    yield event
+        except Exception as error:
+            if not database_away(error):
+                raise
+            log.warning("The database stopped answering the turn of %s: %r", incoming.user_id,
+                        error)
+            if stored.round_id is None:
+                yield Refused(MEMORY_AWAY)
+            else:
+                yield Failed(MEMORY_AWAY_SAVED, stored.round_id)
+
+    async def _respond(self, incoming: Incoming, stored: _Stored
+                       ) -> AsyncGenerator[ReplyEvent, None]:
         async with self.user_lock(incoming.user_id):
             after_why = incoming.user_id in self._why_shown
             self._why_shown.discard(incoming.user_id)
@@ -202,6 +232,7 @@ class Dialogue:
                     persona=persona.name,
                     text=text,
                 )
+                stored.round_id = round_.id
                 recall, asked, opening = await self._recall_for(
                     incoming, round_, persona, explicit, memories, wrong)
             finally:

@@ -19,6 +19,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from memory.sql.engine import as_utc, utcnow
+from memory.sql.failures import again_after_deadlock
 from memory.sql.tables import memory_jobs, memory_progress, rounds
 
 SUMMARIZE = "summarize"
@@ -77,6 +78,7 @@ class JobQueue:
             queued.append(job)
         return queued
 
+    @again_after_deadlock
     async def _enqueue_one_window(self, user_id: str, window: int) -> Job | None:
         async with self._engine.begin() as conn:
             progress = (
@@ -127,6 +129,7 @@ class JobQueue:
             counted += status != "pending"
         return ids, counted
 
+    @again_after_deadlock
     async def enqueue_merge(
         self, user_id: str, label_key: str, topic_ids: list[str]
     ) -> Job | None:
@@ -139,6 +142,7 @@ class JobQueue:
         except IntegrityError:
             return None
 
+    @again_after_deadlock
     async def enqueue_beliefs(self, user_id: str, through: int) -> Job | None:
         """Queue a check of the user's unchecked beliefs, up to row `through`; None when that
         check is queued (or done) already."""
@@ -159,6 +163,7 @@ class JobQueue:
         None when that training is queued (or done) already, here or in another process."""
         return await self._insert_once(f"retrain:{labelled}", RETRAIN, POOL)
 
+    @again_after_deadlock
     async def _insert_once(self, key: str, kind: str, user_id: str, **values: Any) -> Job | None:
         try:
             async with self._engine.begin() as conn:
@@ -166,6 +171,7 @@ class JobQueue:
         except IntegrityError:
             return None
 
+    @again_after_deadlock
     async def finish(self, job: Job, note: str | None = None) -> None:
         """Done: a job whose results were committed as it went (a belief check); `note` says
         what it did."""
@@ -188,6 +194,7 @@ class JobQueue:
         async with self._engine.connect() as conn:
             return list((await conn.execute(query)).scalars())
 
+    @again_after_deadlock
     async def claim_next(
         self, user_id: str | None = None, *, skip: set[int] | None = None
     ) -> Job | None:
@@ -197,10 +204,12 @@ class JobQueue:
         lease run out. `skip`: jobs this run already tried; a failure waits for a later run.
         """
         now = utcnow()
-        await self._give_up_on_abandoned(now)
+        if user_id is None:  # a sweep: one statement over every job, not one per turn
+            await self._give_up_on_abandoned(now)
         due = or_(
             and_(memory_jobs.c.status == PENDING, memory_jobs.c.next_attempt_at <= now),
-            and_(memory_jobs.c.status == RUNNING, memory_jobs.c.claimed_at < now - self._lease),
+            and_(memory_jobs.c.status == RUNNING, memory_jobs.c.claimed_at < now - self._lease,
+                 memory_jobs.c.attempts < self._max_attempts),
         )
         query = select(memory_jobs.c.id).where(due).order_by(memory_jobs.c.id).limit(20)
         if user_id is not None:
@@ -220,6 +229,7 @@ class JobQueue:
                 return None
         return (await self.jobs(ids=[job_id]))[0]
 
+    @again_after_deadlock
     async def _give_up_on_abandoned(self, now: Any) -> None:
         """A job whose workers kept dying mid-run ends failed instead of being retried forever."""
         async with self._engine.begin() as conn:
@@ -248,11 +258,13 @@ class JobQueue:
         if done.rowcount != 1:
             raise LostClaim(f"job {job.id} was taken over by another worker")
 
+    @again_after_deadlock
     async def close_obsolete(self, job: Job, reason: str) -> None:
         """Done without results: its rounds or topics changed under it (forgotten, merged)."""
         async with self._engine.begin() as conn:
             await self.complete(conn, job, note=f"obsolete: {reason}")
 
+    @again_after_deadlock
     async def fail(self, job: Job, error: str) -> str:
         """Give the job back for a later retry with backoff, or mark it failed for good."""
         final = job.attempts >= self._max_attempts
@@ -265,6 +277,7 @@ class JobQueue:
             )
         return FAILED if final else PENDING
 
+    @again_after_deadlock
     async def release(self, job: Job) -> None:
         """Hand a claimed job back untouched (this worker is stopping)."""
         async with self._engine.begin() as conn:

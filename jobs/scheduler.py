@@ -28,7 +28,7 @@ async def run_sweep(name: str) -> None:
     if worker is None:
         return
     report = await worker.sweep()
-    if report.jobs or report.failed or report.reindexed:
+    if report.jobs or report.failed or report.reindexed or report.abandoned_rounds:
         log.info("Memory sweep: %s", report)
 
 

@@ -14,7 +14,7 @@ import logging
 import uuid
 from collections.abc import Coroutine, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from bot.errors import ModelUnavailable
@@ -39,6 +39,8 @@ from jobs.queue import (
 from jobs.topic_writes import StaleMerge, StaleWindow, TopicWrites
 from memory.facts import FactStore
 from memory.protocols import EmbeddingUnavailable, VectorStoreUnavailable
+from memory.sql.engine import utcnow
+from memory.sql.rounds import SQLRoundStore
 from memory.topics import IndexedTopicStore
 from memory.types import Fact, Round, Speaker, Topic
 from personas.loader import Persona
@@ -47,6 +49,8 @@ log = logging.getLogger(__name__)
 # What a later attempt may well get past (the model or the embedder is down or talks nonsense).
 RETRYABLE = (ModelUnavailable, NothingUsable, EmbeddingUnavailable, JudgeUnusable,
              ScoreUnusable, VectorStoreUnavailable)
+# A round still pending after this long lost its reply (replies take a minute at most).
+ABANDONED_AFTER = timedelta(minutes=10)
 # The job's rounds or topics changed under it: there is nothing left for it to do.
 OBSOLETE = (StaleWindow, StaleMerge)
 
@@ -68,6 +72,7 @@ class SweepReport:
     retrained: int = 0  # trainings of the pool's retriever
     failed: int = 0
     reindexed: int = 0
+    abandoned_rounds: int = 0  # messages whose reply never came (a crash, the database away)
     jobs: list[str] = field(default_factory=list)
 
 
@@ -90,10 +95,13 @@ class MemoryWorker:
         user_name: str,
         cadence: Cadence,
         pool: PoolUpkeep | None = None,
+        rounds: SQLRoundStore | None = None,
     ) -> None:
-        """`pool`: the shared pool's upkeep (None: no pool, as in tools that only summarize)."""
+        """`pool`: the shared pool's upkeep (None: no pool, as in tools that only summarize).
+        `rounds`: where the sweep finds rounds whose reply never came."""
         self.queue = queue
         self.pool = pool
+        self._rounds = rounds
         self._writes = writes
         self._topics = topics
         self._facts = facts
@@ -149,7 +157,7 @@ class MemoryWorker:
         return await self._run_due(POOL)
 
     def _in_background(self, work: Coroutine[Any, Any, SweepReport]) -> None:
-        task = asyncio.get_running_loop().create_task(work)
+        task = asyncio.get_running_loop().create_task(_logging_failure(work))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
@@ -191,6 +199,13 @@ class MemoryWorker:
             await self.queue.enqueue_retrain(labelled)
         report = await self._run_due(None)
         report.reindexed = await self.reindex()
+        if self._rounds is not None:
+            # Older than any reply can take (the model's timeout and retries): abandoned.
+            report.abandoned_rounds = await self._rounds.close_abandoned(
+                utcnow() - ABANDONED_AFTER)
+            if report.abandoned_rounds:
+                log.warning("Marked %d rounds failed whose reply never came",
+                            report.abandoned_rounds)
         return report
 
     async def _run_due(self, user_id: str | None) -> SweepReport:
@@ -362,3 +377,13 @@ def _stable_id(job_key: str, index: int) -> str:
     """The same job always writes the same topic ids: a rerun can never duplicate a topic."""
     digest = hashlib.sha256(f"{job_key}#{index}".encode()).digest()
     return uuid.UUID(bytes=digest[:16]).hex
+
+
+async def _logging_failure(work: Coroutine[Any, Any, SweepReport]) -> SweepReport | None:
+    """Background upkeep that fails (the database away, say) is logged; its jobs stay queued
+    and the sweep runs them later."""
+    try:
+        return await work
+    except Exception as error:
+        log.warning("Background memory work failed; the sweep will retry it: %r", error)
+        return None

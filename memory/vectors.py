@@ -27,12 +27,26 @@ import httpx
 from chromadb.api import ClientAPI
 from chromadb.api.models.Collection import Collection
 from chromadb.api.types import Documents, EmbeddingFunction, Embeddings
-from chromadb.errors import NotFoundError
+from chromadb.errors import InternalError, NotFoundError
+from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt, wait_exponential
 
 from memory.protocols import Vector, VectorStoreUnavailable
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+
+
+# A chroma server under load sometimes fails a query inside ("Error creating hnsw segment
+# reader: Nothing found on disk", chroma-core/chroma#4212) while it writes a collection's index;
+# the same call a moment later succeeds.
+def _again_after_internal_error() -> AsyncRetrying:
+    """A new one for each call: a retrying object keeps the state of its current call."""
+    return AsyncRetrying(
+        retry=retry_if_exception_type(InternalError),
+        stop=stop_after_attempt(4),
+        wait=wait_exponential(multiplier=0.05, max=0.5),
+        reraise=True,
+    )
 
 
 class VectorsMustBePassed(EmbeddingFunction[Documents]):
@@ -104,12 +118,15 @@ class ChromaIndex:
 
     async def _call(self, work: Callable[[], T]) -> T:
         """Run a blocking chromadb call in a worker thread; a chroma server that cannot be
-        reached raises `VectorStoreUnavailable`."""
+        reached, or keeps failing inside, raises `VectorStoreUnavailable`."""
         try:
-            return await asyncio.to_thread(work)
-        except (httpx.TransportError, ConnectionError) as error:
+            async for attempt in _again_after_internal_error():
+                with attempt:
+                    return await asyncio.to_thread(work)
+        except (httpx.TransportError, ConnectionError, InternalError) as error:
             raise VectorStoreUnavailable(f"The vector store cannot be reached: {error}"
                                          ) from error
+        raise AssertionError("unreachable: tenacity reraises the last error")
 
     async def upsert(
         self,

@@ -59,9 +59,10 @@ def _mysql_database() -> Iterator[str]:
     try:
         yield f"mysql+aiomysql://root@127.0.0.1:3306/{name}"
     finally:
-        with admin.cursor() as cursor:
-            cursor.execute(f"DROP DATABASE IF EXISTS {name}")
         admin.close()
+        # A new connection: a test may have restarted MariaDB meanwhile.
+        with pymysql.connect(**MYSQL, autocommit=True) as admin, admin.cursor() as cursor:
+            cursor.execute(f"DROP DATABASE IF EXISTS {name}")
 
 
 @pytest.fixture(params=["sqlite", pytest.param("mysql", marks=pytest.mark.mysql)])

@@ -4,6 +4,7 @@ replies, the sweep repairs the index."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import signal
@@ -117,3 +118,27 @@ def test_a_process_killed_mid_reply_loses_no_message(tmp_path: Path, llm: Script
                            cwd=tmp_path, capture_output=True, text=True, timeout=120)
     said = [r["user"] for r in json.loads(shown.stdout)["recent_rounds"]]
     assert said == ["I love sailing on lakes.", "Did you get my last message?"]
+
+
+async def test_a_model_failing_mid_stream_fails_one_reply_while_others_are_answered(
+    tmp_path: Path, llm: ScriptedLLM
+) -> None:
+    async with open_companion(make_settings(tmp_path, llm)) as companion:
+        llm.enqueue(Reply("Let me think about your garden and", delay=0.05, fail_after=3),
+                    Reply("Good morning to you too!", delay=0.05))
+
+        async def ben_a_moment_later() -> tuple[str, object]:
+            await asyncio.sleep(0.02)
+            return await say(companion, "Good morning!", "ben")
+
+        (ana_said, ana_done), (ben_said, ben_done) = await asyncio.gather(
+            say(companion, "What should I plant in May?", "ana"), ben_a_moment_later())
+        assert ana_said.startswith("Let me think") and ana_done is None
+        assert ana_said.endswith("Your message is saved; please try again.")
+        assert "Traceback" not in ana_said
+        assert (ben_said, ben_done is not None) == ("Good morning to you too!", True)
+        [ana_round] = await companion.rounds.recent_rounds("ana", 5)
+        assert ana_round.status is RoundStatus.FAILED
+        assert ana_round.user_text == "What should I plant in May?"
+        # What the person read before the apology stays with the round.
+        assert ana_round.reply_text and ana_said.startswith(ana_round.reply_text)

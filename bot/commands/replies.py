@@ -167,8 +167,11 @@ def sweep_line(report: SweepReport) -> str:
                 if report.backfilled else "")
     beliefs = (f", checked {report.beliefs_checked} new beliefs ({report.superseded} superseded)"
                if report.beliefs_checked else "")
+    abandoned = (f", {report.abandoned_rounds} messages whose reply never came marked failed"
+                 if report.abandoned_rounds else "")
     return (f"summarized {report.summarized} windows, merged {report.merged} labels{backfill}"
-            f"{beliefs}, {report.failed} failed (retried later), {report.reindexed} index repairs")
+            f"{beliefs}, {report.failed} failed (retried later), {report.reindexed} index repairs"
+            f"{abandoned}")
 
 
 def save_attachment(attachment: Attachment, folder: Path) -> Path:

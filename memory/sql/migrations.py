@@ -165,6 +165,10 @@ def _user_turns(conn: Connection) -> None:
     tables.user_turns.create(conn, checkfirst=True)
 
 
+def _message_counts(conn: Connection) -> None:
+    tables.message_counts.create(conn, checkfirst=True)
+
+
 def _add_missing_columns(conn: Connection, columns: tuple[tuple[str, str, str], ...]) -> None:
     for table, column, ddl in columns:
         if column not in {c["name"] for c in inspect(conn).get_columns(table)}:
@@ -181,6 +185,7 @@ MIGRATIONS: tuple[tuple[int, str, Step], ...] = (
     (6, "the shared pool of good exchanges, opt-ins, retriever versions and reply messages",
      _shared_pool),
     (7, "whose turn it is, across processes", _user_turns),
+    (8, "messages per user and minute, across processes", _message_counts),
 )
 
 _LOCK_NAME = "companion_migrations"

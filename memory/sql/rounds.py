@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from datetime import UTC
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import delete, func, insert, select, update
@@ -61,6 +61,20 @@ class SQLRoundStore:
             if (await conn.execute(statement)).rowcount == 0:
                 return 0  # closed before (a frontend that gave up): counted once already
             return await add_pending_rounds(conn, round_.user_id, 1)
+
+    async def close_abandoned(self, started_before: datetime, limit: int = 1000) -> int:
+        """Mark failed the rounds still pending that started before `started_before`: their
+        process died mid-reply, or lost the database before it could store the reply. Each
+        message stays, and its round now counts for summarizing. Returns how many."""
+        query = (select(rounds).where((rounds.c.status == RoundStatus.PENDING.value)
+                                      & (rounds.c.created_at < started_before))
+                 .order_by(rounds.c.id).limit(limit))
+        async with self._engine.connect() as conn:
+            left = [to_round(row._mapping) for row in await conn.execute(query)]
+        closed = 0
+        for round_ in left:
+            closed += await self._close(round_, None, RoundStatus.FAILED) > 0
+        return closed
 
     async def import_rounds(
         self, user_id: str, persona: str, exchanges: Sequence[Exchange]

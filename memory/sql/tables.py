@@ -296,3 +296,14 @@ user_turns = Table(
     Column("expires_at", Timestamp, nullable=False),
     **_MYSQL,
 )
+
+# How many messages each user sent in the current minute, across processes (migration 8): the
+# rate limit holds however many bot processes a user's messages reach.
+message_counts = Table(
+    "message_counts",
+    metadata,
+    Column("user_id", UserId, primary_key=True),
+    Column("minute", BigInteger, nullable=False),  # minutes since the epoch
+    Column("count", Integer, nullable=False),
+    **_MYSQL,
+)

@@ -71,11 +71,15 @@ class SQLUserTurns:
                 await conn.execute(insert(user_turns).values(
                     user_id=user_id, holder=self.holder, expires_at=now + self._lease))
             return True
-        except IntegrityError:  # held: take it only if its lease ran out
+        except IntegrityError:  # held: take it if its lease ran out, or if it is ours (left
+            # behind when the database went away before we could give it back; this process's
+            # own lock makes sure no other turn of ours holds it)
             async with self._engine.begin() as conn:
                 taken = await conn.execute(
                     update(user_turns)
-                    .where((user_turns.c.user_id == user_id) & (user_turns.c.expires_at < now))
+                    .where((user_turns.c.user_id == user_id)
+                           & ((user_turns.c.expires_at < now)
+                              | (user_turns.c.holder == self.holder)))
                     .values(holder=self.holder, expires_at=now + self._lease))
             return taken.rowcount == 1
 
