@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from platformdirs import user_data_path
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from bot.errors import ConfigError
@@ -117,12 +117,24 @@ class TelegramSettings(_Section):
     allowed_chats: tuple[int, ...] = ()
     base_url: str = "https://api.telegram.org/bot"
     edit_interval_seconds: float = Field(1.0, ge=0.0)
+    webhook_url: str = ""
+    webhook_listen: str = "127.0.0.1"
+    webhook_port: int = Field(8443, ge=1, le=65535)
 
 
 class DiscordSettings(_Section):
     admin_ids: tuple[int, ...] = ()
     allowed_channels: tuple[int, ...] = ()
     edit_interval_seconds: float = Field(1.0, ge=0.0)
+    shard_count: int = Field(0, ge=0)
+    shard_ids: tuple[int, ...] = ()
+
+    @model_validator(mode="after")
+    def _shards_exist(self) -> DiscordSettings:
+        if any(not 0 <= shard < self.shard_count for shard in self.shard_ids):
+            raise ValueError(f"shard_ids {list(self.shard_ids)} must each be from 0 to "
+                             f"shard_count - 1 (shard_count is {self.shard_count})")
+        return self
 
 
 class Settings(BaseSettings):

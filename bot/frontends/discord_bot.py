@@ -6,7 +6,7 @@ import asyncio
 import io
 import logging
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import discord
 from discord.ext import commands
@@ -63,9 +63,15 @@ def companion_intents() -> discord.Intents:
     return intents
 
 
-class CompanionBot(commands.Bot):
+class _Answering:
     """Answers every DM, and in server channels each message that mentions it or replies to
-    it. Our own command layer parses "/..." texts, so discord.py's command parser is unused."""
+    it. Our own command layer parses "/..." texts, so discord.py's command parser is unused.
+    Mixed into a one-connection bot and a sharded one."""
+
+    if TYPE_CHECKING:  # discord.Client's, which this is mixed into
+        user: discord.ClientUser | None
+        get_channel = discord.Client.get_channel
+        fetch_channel = discord.Client.fetch_channel
 
     def __init__(
         self,
@@ -73,12 +79,14 @@ class CompanionBot(commands.Bot):
         settings: DiscordSettings,
         *,
         intents: discord.Intents | None = None,
+        **sharding: Any,
     ) -> None:
-        super().__init__(
+        super().__init__(  # type: ignore[call-arg]
             command_prefix=commands.when_mentioned,
             help_command=None,
             intents=intents or companion_intents(),
             allowed_mentions=NO_MENTIONS,
+            **sharding,
         )
         self._desk = desk
         self._settings = settings
@@ -131,11 +139,30 @@ class CompanionBot(commands.Bot):
         log.exception("Discord event %s failed (args %r)", event_method, args)
 
 
+class CompanionBot(_Answering, commands.Bot):
+    """One gateway connection: enough for up to 2,500 servers, in one process."""
+
+
+class ShardedCompanionBot(_Answering, commands.AutoShardedBot):
+    """Several gateway connections (shards): discord.py's AutoShardedBot. With `shard_ids`, this
+    process runs only those shards of `shard_count`, and other processes run the rest."""
+
+
+def companion_bot(desk: FrontDesk, settings: DiscordSettings,
+                  intents: discord.Intents | None = None) -> CompanionBot | ShardedCompanionBot:
+    """`discord.shard_count` 0: one connection. Otherwise that many shards, all of them here
+    unless `discord.shard_ids` names this process's."""
+    if not settings.shard_count:
+        return CompanionBot(desk, settings, intents=intents)
+    return ShardedCompanionBot(desk, settings, intents=intents, shard_count=settings.shard_count,
+                               shard_ids=list(settings.shard_ids) or None)
+
+
 class DiscordFrontend:
     """Runs `CompanionBot` with `bot.start(token)` inside our own event loop."""
 
     def __init__(self, desk: FrontDesk, settings: DiscordSettings, token: str) -> None:
-        self._bot = CompanionBot(desk, settings)
+        self._bot = companion_bot(desk, settings)
         self._token = token
         self._task: asyncio.Task[None] | None = None
 

@@ -1,11 +1,14 @@
-"""Telegram: python-telegram-bot polling in the shared event loop, messages to the front desk."""
+"""Telegram: python-telegram-bot in the shared event loop, polling or (several processes) taking
+webhook updates, messages to the front desk."""
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 import re
 from typing import Any
+from urllib.parse import urlsplit
 
 from telegram import Bot, InputFile, Message, ReactionTypeEmoji, Update
 from telegram.constants import ChatAction, ChatType, MessageEntityType, MessageLimit, ParseMode
@@ -83,6 +86,13 @@ class TelegramChat:
         return message_key(self._chat_id, handle.message_id)
 
 
+def webhook_secret(token: str) -> str:
+    """The secret Telegram sends with every webhook update, so that nobody else can post fake
+    ones. Made from the bot token, so every process has the same one and nothing more needs
+    configuring (the token is a secret already)."""
+    return hashlib.sha256(f"companion-webhook:{token}".encode()).hexdigest()
+
+
 def message_key(chat_id: int, message_id: int) -> str:
     return f"telegram:{chat_id}:{message_id}"
 
@@ -105,6 +115,7 @@ class TelegramFrontend:
     def __init__(self, desk: FrontDesk, settings: TelegramSettings, token: str) -> None:
         self._desk = desk
         self._settings = settings
+        self._token = token
         self._application = (
             Application.builder()
             .token(token)
@@ -124,12 +135,22 @@ class TelegramFrontend:
     async def start(self) -> None:
         await self._application.initialize()
         await self._application.start()
-        assert self._application.updater is not None
+        updater = self._application.updater
+        assert updater is not None
         # Reactions are not among the updates Telegram sends unless asked for.
-        await self._application.updater.start_polling(
-            timeout=POLL_TIMEOUT_SECONDS,
-            allowed_updates=[Update.MESSAGE, Update.MESSAGE_REACTION])
-        log.info("Telegram bot @%s is polling", self._application.bot.username)
+        wanted = [Update.MESSAGE, Update.MESSAGE_REACTION]
+        url = self._settings.webhook_url
+        if not url:
+            await updater.start_polling(timeout=POLL_TIMEOUT_SECONDS, allowed_updates=wanted)
+            log.info("Telegram bot @%s is polling", self._application.bot.username)
+            return
+        # Every process sets the same webhook: the last one to start wins, with the same values.
+        await updater.start_webhook(
+            listen=self._settings.webhook_listen, port=self._settings.webhook_port,
+            url_path=urlsplit(url).path.lstrip("/"), webhook_url=url, allowed_updates=wanted,
+            secret_token=webhook_secret(self._token))
+        log.info("Telegram bot @%s takes updates at %s on %s:%d", self._application.bot.username,
+                 url, self._settings.webhook_listen, self._settings.webhook_port)
 
     async def stop_receiving(self) -> None:
         updater = self._application.updater

@@ -27,6 +27,7 @@ from html.parser import HTMLParser
 from http import HTTPStatus
 from typing import Any
 
+import aiohttp
 import pytest
 from aiohttp import web
 
@@ -287,7 +288,10 @@ class FakeTelegram:
         self._closing = False
         self._wake = asyncio.Event()
         self._pending: deque[dict[str, Any]] = deque()
-        self._allowed: Any = None  # the last getUpdates' allowed_updates
+        self._allowed: Any = None  # the last getUpdates' (or setWebhook's) allowed_updates
+        # A webhook set by the bot: (url, secret token); updates are posted to it, not queued.
+        self.webhook: tuple[str, str] | None = None
+        self._deliveries: set[asyncio.Task[None]] = set()
         self._update_ids = itertools.count(1)
         self._message_ids: defaultdict[int, itertools.count[int]] = defaultdict(
             lambda: itertools.count(1)
@@ -300,6 +304,7 @@ class FakeTelegram:
         self._methods: dict[str, Callable[[dict[str, Any]], Any]] = {
             "getme": self._get_me,
             "deletewebhook": self._delete_webhook,
+            "setwebhook": self._set_webhook,
             "getupdates": self._get_updates,
             "sendmessage": self._send_message,
             "editmessagetext": self._edit_message_text,
@@ -346,6 +351,9 @@ class FakeTelegram:
         """Answers every waiting long poll with [] at once, then stops the server."""
         self._closing = True
         self._notify()
+        for delivery in list(self._deliveries):
+            delivery.cancel()
+        await asyncio.gather(*self._deliveries, return_exceptions=True)
         if self._runner is not None:
             runner, self._runner = self._runner, None
             await runner.cleanup()
@@ -414,11 +422,33 @@ class FakeTelegram:
         }})
 
     def push_update(self, update: dict[str, Any]) -> dict[str, Any]:
-        """Queues any other kind of update (the update_id is filled in)."""
+        """Queues any other kind of update (the update_id is filled in); with a webhook set,
+        posts it there instead, as Telegram does."""
         update = {**update, "update_id": next(self._update_ids)}
+        if self.webhook is not None:
+            task = asyncio.get_running_loop().create_task(self._deliver(update, *self.webhook))
+            self._deliveries.add(task)
+            task.add_done_callback(self._deliveries.discard)
+            return update
         self._pending.append(update)
         self._notify()
         return update
+
+    async def _deliver(self, update: dict[str, Any], url: str, secret: str) -> None:
+        """Telegram retries a webhook that does not answer 200; here, a few times."""
+        if "message_reaction" in update and "message_reaction" not in self._asked():
+            return
+        headers = {"X-Telegram-Bot-Api-Secret-Token": secret}
+        async with aiohttp.ClientSession() as session:
+            for _ in range(20):
+                try:
+                    async with session.post(url, json=update, headers=headers) as response:
+                        if response.status == 200:
+                            return
+                        self.errors.append(("webhook", update, f"HTTP {response.status}"))
+                except aiohttp.ClientError as error:
+                    self.errors.append(("webhook", update, repr(error)))
+                await asyncio.sleep(0.2)
 
     # ---- bot's side, as observed
 
@@ -554,9 +584,25 @@ class FakeTelegram:
     def _delete_webhook(self, params: dict[str, Any]) -> bool:
         if params.get("drop_pending_updates"):
             self._pending.clear()
+        self.webhook = None
         return True
 
+    def _set_webhook(self, params: dict[str, Any]) -> bool:
+        if not str(params.get("url", "")).startswith(("https://", "http://127.0.0.1")):
+            raise ApiError("Bad Request: bad webhook: An HTTPS URL must be provided for webhook")
+        if "allowed_updates" in params:
+            self._allowed = params["allowed_updates"]
+        self.webhook = (params["url"], str(params.get("secret_token", "")))
+        return True
+
+    def _asked(self) -> set[str]:
+        allowed = json.loads(self._allowed) if isinstance(self._allowed, str) else self._allowed
+        return set(allowed or [])
+
     async def _get_updates(self, params: dict[str, Any]) -> list[dict[str, Any]]:
+        if self.webhook is not None:
+            raise ApiError("Conflict: can't use getUpdates method while webhook is active; "
+                           "use deleteWebhook to delete the webhook first", 409)
         offset = params.get("offset")
         if isinstance(offset, int):
             self._confirm(offset)
@@ -581,8 +627,7 @@ class FakeTelegram:
 
     def _drop_unasked(self) -> None:
         """As Telegram does: reactions reach only a bot that asked for them by name."""
-        allowed = json.loads(self._allowed) if isinstance(self._allowed, str) else self._allowed
-        asked = set(allowed or [])
+        asked = self._asked()
         self._pending = deque(u for u in self._pending
                               if "message_reaction" not in u or "message_reaction" in asked)
 

@@ -18,9 +18,16 @@ from discord.ext.test import callbacks as dpy_callbacks
 from discord.ext.test import factories as dpy_factories
 
 from bot.app import Companion, open_companion
+from bot.errors import ConfigError
 from bot.frontends.desk import FrontDesk
-from bot.frontends.discord_bot import CompanionBot, companion_intents
+from bot.frontends.discord_bot import (
+    CompanionBot,
+    ShardedCompanionBot,
+    companion_bot,
+    companion_intents,
+)
 from bot.serve import front_desk
+from bot.settings import load_settings
 from memory.types import RoundStatus
 from tests.conftest import make_settings
 from tests.fakes.openai_server import Error, ScriptedLLM
@@ -109,6 +116,26 @@ async def served(
             await dpytest.empty_queue()
             dpy_callbacks.remove_callback("edit_message")
         assert not errors, errors
+
+
+async def test_with_shards_the_process_runs_the_shards_it_is_given(
+    tmp_path: Path, llm: ScriptedLLM
+) -> None:
+    # dpytest 0.7.0 refuses sharded clients ("Sharded clients not yet supported"), so the
+    # sharded bot's answers are those of the one-connection bot, which shares their code.
+    settings = make_settings(tmp_path, llm, discord={"shard_count": 4, "shard_ids": [2, 3]})
+    async with open_companion(settings) as companion:
+        bot = companion_bot(front_desk(companion), settings.discord)
+        assert isinstance(bot, ShardedCompanionBot)
+        assert isinstance(bot, discord.AutoShardedClient)
+        assert (bot.shard_count, bot.shard_ids) == (4, [2, 3])
+        one = companion_bot(front_desk(companion), make_settings(tmp_path, llm).discord)
+        assert not isinstance(one, discord.AutoShardedClient)
+
+
+def test_a_shard_id_must_be_one_of_the_shards() -> None:
+    with pytest.raises(ConfigError, match="shard_ids"):
+        load_settings(None, discord={"shard_count": 2, "shard_ids": [2]})
 
 
 async def test_a_direct_message_is_answered_and_stored_for_the_discord_user(
