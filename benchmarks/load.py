@@ -81,6 +81,7 @@ class Run:
     processes: int
     sent: list[Sent] = field(default_factory=list)
     seconds: float = 0.0
+    in_flight: float = 0.0  # the median number of messages unanswered
     solo_overhead: list[float] = field(default_factory=list)
     overhead: list[float] = field(default_factory=list)
     audit: dict[str, int] = field(default_factory=dict)
@@ -195,6 +196,8 @@ class Driver:
         self._slots = asyncio.Semaphore(in_flight)
         self._think = think_seconds
         self.sent: list[Sent] = []
+        self._in_flight = 0
+        self.in_flight_seen: list[int] = []  # how many were unanswered as each one was sent
 
     async def user(self, session: aiohttp.ClientSession, user: int, messages: int,
                    *, pairs: bool) -> None:
@@ -210,13 +213,20 @@ class Driver:
         index = (user + number) % len(self._ports)
         url = f"http://127.0.0.1:{self._ports[index]}/message"
         said = {"user": user_id(user), "text": message(user, number)}
-        async with self._slots, session.post(url, json=said) as response:
-            answer = await response.json()
+        async with self._slots:
+            self._in_flight += 1
+            self.in_flight_seen.append(self._in_flight)
+            try:
+                async with session.post(url, json=said) as response:
+                    answer = await response.json()
+            finally:
+                self._in_flight -= 1
         self.sent.append(Sent(user, number, index, answer["ms"], "\n".join(answer["messages"])))
 
 
 async def drive(ports: list[int], users: Sequence[int], messages: int, in_flight: int,
-                think_seconds: float) -> tuple[list[Sent], float]:
+                think_seconds: float) -> tuple[list[Sent], float, float]:
+    """What was sent, in how many seconds, and the median number in flight."""
     driver = Driver(ports, in_flight, think_seconds)
     timeout = aiohttp.ClientTimeout(total=None)
     connector = aiohttp.TCPConnector(limit=0)
@@ -224,7 +234,8 @@ async def drive(ports: list[int], users: Sequence[int], messages: int, in_flight
         started = time.perf_counter()
         await asyncio.gather(*(driver.user(session, user, messages, pairs=user % 10 == 0)
                                for user in users))
-        return driver.sent, time.perf_counter() - started
+        seconds = time.perf_counter() - started
+    return driver.sent, seconds, float(percentile(driver.in_flight_seen, 0.5))
 
 
 async def model_records(model_url: str, *, forget: bool = False) -> dict[str, Any]:
@@ -327,9 +338,9 @@ async def run_once(processes: int, args: argparse.Namespace, vector_url: str,
                         f"http://127.0.0.1:{port}/ready", {**os.environ, **env})
                 for port in ports]
         with _all(bots):
-            solo, _ = await drive(ports[:1], [args.users], args.messages, 1, 0.0)
-            run.sent, run.seconds = await drive(ports, range(args.users), args.messages,
-                                                args.in_flight, args.think_seconds)
+            solo, _, _ = await drive(ports[:1], [args.users], args.messages, 1, 0.0)
+            run.sent, run.seconds, run.in_flight = await drive(
+                ports, range(args.users), args.messages, args.in_flight, args.think_seconds)
             left = await wait_for_jobs(settings)
         records = await model_records(model_url, forget=True)
         run.solo_overhead = overheads(solo, records["streams"])
@@ -373,13 +384,13 @@ def shown_wrong(run: Run) -> int:
 
 
 def print_runs(runs: list[Run]) -> None:
-    print("\n| processes | messages | msg/s | memory p50 / p95 / p99 ms | single-user p95 ms "
-          "| reply p50 / p95 / p99 ms | errors |")
-    print("| --- | --- | --- | --- | --- | --- | --- |")
+    print("\n| processes | messages | in flight | msg/s | memory p50 / p95 / p99 ms "
+          "| single-user p95 ms | reply p50 / p95 / p99 ms | errors |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
     for run in runs:
         replies = [s.ms for s in run.sent]
         errors = shown_wrong(run)
-        print(f"| {run.processes} | {len(run.sent)} | {run.rate:.1f} | "
+        print(f"| {run.processes} | {len(run.sent)} | {run.in_flight:.0f} | {run.rate:.1f} | "
               f"{_three(run.overhead)} | {percentile(run.solo_overhead, 0.95):.1f} | "
               f"{_three(replies)} | {errors} |")
     print("\nAudit:")

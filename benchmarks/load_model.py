@@ -4,13 +4,13 @@ chat reply over `--stream-ms` and watches every prompt it is sent.
     python -m benchmarks.load_model --port 8123 --stream-ms 200
 
 A prompt with a system message is a reply to a person; any other is a memory job's, answered
-as a capable model would: summaries, facts and merges as `recall_eval`'s capable model does, a
-belief check with "neutral" for every earlier statement. For each reply it keeps when the
-request arrived and when its stream ended, by the message id the prompt's current message
-carries (`msg-<user>-<n>`). It counts a prompt that holds the
-marker words of two users (`leaked`) and a chat stream that starts while another stream of the
-same user is still running (`overlapped`: two turns of one user at once). GET /records gives it
-all as JSON.
+at once (its time is not what is measured) as a capable model would: summaries, facts and
+merges as `recall_eval`'s capable model does, a belief check with "neutral" for every earlier
+statement. For each reply it keeps when the request arrived and when its stream ended, by the
+message id the prompt's current message carries (`msg-<user>-<n>`). It counts a prompt that
+holds the marker words of two users (`leaked`) and a chat stream that starts while another
+stream of the same user is still running (`overlapped`: two turns of one user at once).
+GET /records gives it all as JSON.
 """
 
 from __future__ import annotations
@@ -77,7 +77,7 @@ def routes(watch: Watch) -> web.Application:
             watch.job_prompts += 1
             answer = job_answer(body)
             if body.get("stream"):
-                return await _stream(request, answer, None, watch)
+                return await _stream(request, answer, None, watch, seconds=0.0)
             return web.json_response(_completion(answer))
         return await _stream(request, REPLY, current_message(body), watch)
 
@@ -109,7 +109,9 @@ def job_answer(body: dict[str, Any]) -> str:
 
 
 async def _stream(request: web.Request, text: str, current: tuple[str, str] | None,
-                  watch: Watch) -> web.StreamResponse:
+                  watch: Watch, seconds: float | None = None) -> web.StreamResponse:
+    """`seconds`: how long the whole stream takes (`watch.stream_seconds` unless given)."""
+    pause = watch.stream_seconds if seconds is None else seconds
     started = time.time()
     if current is not None:
         user, _ = current
@@ -123,7 +125,7 @@ async def _stream(request: web.Request, text: str, current: tuple[str, str] | No
         step = -(-len(words) // PIECES)  # at most PIECES pieces, each after an equal pause
         pieces = [" ".join(words[i:i + step]) + " " for i in range(0, len(words), step)]
         for piece in pieces:
-            await asyncio.sleep(watch.stream_seconds / len(pieces))
+            await asyncio.sleep(pause / len(pieces))
             await response.write(f"data: {json.dumps(_chunk(piece))}\n\n".encode())
         await response.write(f"data: {json.dumps(_chunk(None, 'stop'))}\n\n".encode())
         await response.write(b"data: [DONE]\n\n")

@@ -49,6 +49,8 @@ log = logging.getLogger(__name__)
 # What a later attempt may well get past (the model or the embedder is down or talks nonsense).
 RETRYABLE = (ModelUnavailable, NothingUsable, EmbeddingUnavailable, JudgeUnusable,
              ScoreUnusable, VectorStoreUnavailable)
+# Background upkeep tasks running at once in one process (benchmarks/load.py).
+BACKGROUND_AT_ONCE = 4
 # A round still pending after this long lost its reply (replies take a minute at most).
 ABANDONED_AFTER = timedelta(minutes=10)
 # The job's rounds or topics changed under it: there is nothing left for it to do.
@@ -112,7 +114,8 @@ class MemoryWorker:
         self._user_name = user_name
         self._default_persona = personas[default_persona]
         self.cadence = cadence
-        self._tasks: set[asyncio.Task[SweepReport]] = set()
+        self._tasks: set[asyncio.Task[SweepReport | None]] = set()
+        self._background_slots = asyncio.Semaphore(BACKGROUND_AT_ONCE)
         self._busy: dict[str, int] = {}
 
     def is_busy(self, user_id: str) -> bool:
@@ -157,9 +160,19 @@ class MemoryWorker:
         return await self._run_due(POOL)
 
     def _in_background(self, work: Coroutine[Any, Any, SweepReport]) -> None:
-        task = asyncio.get_running_loop().create_task(_logging_failure(work))
+        task = asyncio.get_running_loop().create_task(self._when_free(work))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+
+    async def _when_free(self, work: Coroutine[Any, Any, SweepReport]) -> SweepReport | None:
+        """Run background upkeep a few at a time: a busy process has hundreds of users whose
+        windows fill together, and upkeep for all of them at once would take every database
+        connection from the replies. What waits stays queued in SQL."""
+        try:
+            async with self._background_slots:
+                return await _logging_failure(work)
+        finally:
+            work.close()  # never started (cancelled while waiting): nothing left to close
 
     async def check_beliefs(self, user_id: str) -> SweepReport:
         """Queue and run the check of the user's unchecked beliefs (and whatever else is due)."""
