@@ -21,19 +21,11 @@ from bot.serve import Tokens, build_frontends, front_desk
 from memory.types import RoundStatus
 from tests.conftest import make_settings
 from tests.fakes.openai_server import Error, Reply, ScriptedLLM
-from tests.fakes.telegram_server import FakeTelegram, bypass_proxies_for_loopback
+from tests.fakes.telegram_server import FakeTelegram
 from tests.frontends.admin_cases import ADMIN_COMMANDS, REFUSAL
 
 ANN, BOB, ADMIN = 42, 43, 1
 GROUP = -100777
-
-
-@pytest.fixture
-async def fake(monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[FakeTelegram]:
-    bypass_proxies_for_loopback(monkeypatch)
-    monkeypatch.setenv("PTB_TIMEDELTA", "true")
-    async with FakeTelegram() as server:
-        yield server
 
 
 @dataclass

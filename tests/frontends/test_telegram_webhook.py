@@ -5,7 +5,6 @@ one MariaDB database."""
 from __future__ import annotations
 
 import itertools
-from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack
 from pathlib import Path
 
@@ -19,18 +18,10 @@ from bot.frontends.telegram_bot import webhook_secret
 from bot.serve import Tokens, build_frontends, front_desk
 from tests.conftest import _free_port, make_settings
 from tests.fakes.openai_server import Reply, ScriptedLLM
-from tests.fakes.telegram_server import FakeTelegram, bypass_proxies_for_loopback
+from tests.fakes.telegram_server import FakeTelegram
 
 pytestmark = pytest.mark.mysql
 ANN = 42
-
-
-@pytest.fixture
-async def fake(monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[FakeTelegram]:
-    bypass_proxies_for_loopback(monkeypatch)
-    monkeypatch.setenv("PTB_TIMEDELTA", "true")
-    async with FakeTelegram() as server:
-        yield server
 
 
 class RoundRobin:
