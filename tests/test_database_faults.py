@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import subprocess
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from datetime import timedelta
 from pathlib import Path
 
@@ -45,9 +45,12 @@ async def through_proxy(tmp_path: Path, llm: ScriptedLLM, mysql_url: str, proxy:
         yield companion
 
 
-async def _later(seconds: float, action: object) -> None:
-    await asyncio.sleep(seconds)
-    assert callable(action)
+async def _while_streaming(llm: ScriptedLLM, action: Callable[[], object]) -> None:
+    """Once the model has the prompt (the reply streams), and not before: the turn's reads are
+    done then, however slow the machine."""
+    while not llm.chat_requests:
+        await asyncio.sleep(0.01)
+    await asyncio.sleep(0.1)
     action()
 
 
@@ -56,7 +59,7 @@ async def test_connections_dropped_while_a_reply_streams_cost_nothing(
 ) -> None:
     llm.enqueue(Reply("Red tomatoes already, well done!", delay=0.08))
     (said, finished), _ = await asyncio.gather(
-        say(through_proxy, "My tomatoes turned red.", "ana"), _later(0.2, proxy.cut))
+        say(through_proxy, "My tomatoes turned red.", "ana"), _while_streaming(llm, proxy.cut))
     assert said == "Red tomatoes already, well done!" and finished is not None
     said, finished = await say(through_proxy, "What colour are my tomatoes?", "ana")
     assert finished is not None
@@ -74,7 +77,8 @@ async def test_while_the_database_is_unreachable_people_are_told_and_nothing_is_
 
     llm.enqueue(Reply("Tell me about the garden, I am listening.", delay=0.08))
     (said, finished), _ = await asyncio.gather(
-        say(through_proxy, "I planted basil today.", "ana"), _later(0.2, database_goes_away))
+        say(through_proxy, "I planted basil today.", "ana"),
+        _while_streaming(llm, database_goes_away))
     # The reply was shown; the person learns it may not be kept, and that the message is.
     assert said.startswith("Tell me about the garden") and said.endswith(MEMORY_AWAY_SAVED)
     assert finished is None
