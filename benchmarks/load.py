@@ -85,10 +85,47 @@ class Run:
     solo_overhead: list[float] = field(default_factory=list)
     overhead: list[float] = field(default_factory=list)
     audit: dict[str, int] = field(default_factory=dict)
+    cpu: dict[str, float] = field(default_factory=dict)  # CPU seconds per part, loaded phase
+    busy: float = 0.0  # the share of the machine's cores in use, loaded phase
 
     @property
     def rate(self) -> float:
         return len(self.sent) / self.seconds if self.seconds else 0.0
+
+
+class CpuMeter:
+    """CPU seconds of named processes and the machine's busy share between two readings, from
+    /proc (Linux): where the time of the loaded phase went."""
+
+    def __init__(self, pids: dict[str, list[int]]) -> None:
+        self._pids = pids
+        self._start = self._read()
+
+    def stop(self) -> tuple[dict[str, float], float]:
+        end = self._read()
+        used = {name: end[0][name] - self._start[0][name] for name in self._pids}
+        busy, total = (b - a for a, b in zip(self._start[1], end[1], strict=True))
+        return used, busy / total if total else 0.0
+
+    def _read(self) -> tuple[dict[str, float], tuple[int, int]]:
+        seconds = {name: sum(_cpu_seconds(pid) for pid in pids)
+                   for name, pids in self._pids.items()}
+        ticks = [int(n) for n in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+        idle = ticks[3] + ticks[4]  # idle and iowait
+        return seconds, (sum(ticks) - idle, sum(ticks))
+
+
+def _cpu_seconds(pid: int) -> float:
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
+
+
+def mariadb_pids() -> list[int]:
+    found = subprocess.run(["pidof", "mariadbd"], capture_output=True, text=True).stdout
+    return [int(pid) for pid in found.split()]
 
 
 def free_port() -> int:
@@ -127,17 +164,18 @@ def process(args: Sequence[str], ready_url: str, env: dict[str, str] | None = No
 
 
 @contextmanager
-def chroma_server(url: str | None) -> Iterator[str]:
+def chroma_server(url: str | None) -> Iterator[tuple[str, list[int]]]:
+    """The chroma server's URL, and its process when this benchmark started it."""
     if url:
-        yield url
+        yield url, []
         return
     port = free_port()
     with tempfile.TemporaryDirectory() as folder, process(
         [str(Path(sys.executable).parent / "chroma"), "run", "--path", folder, "--host",
          "127.0.0.1", "--port", str(port)], f"http://127.0.0.1:{port}/api/v2/heartbeat",
         quiet=True,
-    ):
-        yield f"http://127.0.0.1:{port}"
+    ) as child:
+        yield f"http://127.0.0.1:{port}", [child.pid]
 
 
 @contextmanager
@@ -326,7 +364,7 @@ def _ids(text: str) -> list[tuple[int, int]]:
 
 
 async def run_once(processes: int, args: argparse.Namespace, vector_url: str,
-                   model_url: str) -> Run:
+                   model_url: str, others: dict[str, list[int]]) -> Run:
     run = Run(processes)
     with mysql_database(f"companion_load_{processes}") as sql_url, \
             tempfile.TemporaryDirectory() as data_dir:
@@ -337,10 +375,13 @@ async def run_once(processes: int, args: argparse.Namespace, vector_url: str,
         bots = [process([sys.executable, "-m", "benchmarks.load_bot", "--port", str(port)],
                         f"http://127.0.0.1:{port}/ready", {**os.environ, **env})
                 for port in ports]
-        with _all(bots):
+        with _all(bots) as children:
             solo, _, _ = await drive(ports[:1], [args.users], args.messages, 1, 0.0)
+            meter = CpuMeter({"bot processes": [child.pid for child in children], **others,
+                              "this driver": [os.getpid()]})
             run.sent, run.seconds, run.in_flight = await drive(
                 ports, range(args.users), args.messages, args.in_flight, args.think_seconds)
+            run.cpu, run.busy = meter.stop()
             left = await wait_for_jobs(settings)
         records = await model_records(model_url, forget=True)
         run.solo_overhead = overheads(solo, records["streams"])
@@ -351,11 +392,9 @@ async def run_once(processes: int, args: argparse.Namespace, vector_url: str,
 
 
 @contextmanager
-def _all(managers: list[Any]) -> Iterator[None]:
+def _all(managers: list[Any]) -> Iterator[list[Any]]:
     with ExitStack() as stack:
-        for manager in managers:
-            stack.enter_context(manager)
-        yield
+        yield [stack.enter_context(manager) for manager in managers]
 
 
 def with_environment(env: dict[str, str]) -> Settings:
@@ -397,6 +436,12 @@ def print_runs(runs: list[Run]) -> None:
     for run in runs:
         print(f"  {run.processes} process(es): "
               + " ".join(f"{key}={value}" for key, value in run.audit.items()))
+    print("\nWhere the CPU went while loaded (CPU ms per message; the machine has "
+          f"{os.cpu_count()} cores):")
+    for run in runs:
+        parts = ", ".join(f"{name} {seconds * 1000 / max(1, len(run.sent)):.1f}"
+                          for name, seconds in run.cpu.items())
+        print(f"  {run.processes} process(es): {parts}; machine busy {run.busy:.0%}")
     if len(runs) == 2 and runs[0].rate:
         print(f"\nTwo processes serve {runs[1].rate / runs[0].rate:.2f}x the messages per second "
               "of one.")
@@ -425,16 +470,17 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
 
 async def run_all(args: argparse.Namespace) -> list[Run]:
     port = free_port()
-    with chroma_server(args.vector_url) as vector_url, process(
+    with chroma_server(args.vector_url) as (vector_url, chroma), process(
         [sys.executable, "-m", "benchmarks.load_model", "--port", str(port),
          "--stream-ms", str(args.stream_ms)], f"http://127.0.0.1:{port}/records",
-    ):
+    ) as model:
+        others = {"MariaDB": mariadb_pids(), "chroma server": chroma, "model server": [model.pid]}
         model_url = f"http://127.0.0.1:{port}/v1"
         runs = []
         for count in (int(p) for p in args.processes.split(",")):
             print(f"{count} process(es): {args.users} users x {args.messages} messages ...",
                   flush=True)
-            runs.append(await run_once(count, args, vector_url, model_url))
+            runs.append(await run_once(count, args, vector_url, model_url, others))
         return runs
 
 
