@@ -20,6 +20,7 @@ from bot.llm.base import ChatModel
 from memory.facts import FactStore
 from memory.lexical import STOP_WORDS, straight_quotes
 from memory.types import Fact, Origin, Round, Speaker
+from memory.words import WORD
 
 log = logging.getLogger(__name__)
 
@@ -28,7 +29,6 @@ TEACH_USAGE = ("Usage: /teach <a fact about you>, for example: /teach My sister'
                "I will remember it and use it when it matters.")
 MAX_TAUGHT_CHARS = 500
 MIN_LETTERS = 4
-_WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _POLITE = r"(?:(?:please|pls|oh|and|also|btw|by the way)[\s,]+)*"
 # Said this way, a message teaches whatever the model thinks; what follows is the fact.
 _CERTAIN = re.compile(
@@ -61,7 +61,7 @@ def fact_of(statement: str) -> str:
     if len(fact) > MAX_TAUGHT_CHARS:
         raise UserFacingError(f"That is too long for one fact (at most {MAX_TAUGHT_CHARS} "
                               "characters). Teach me one thing at a time.")
-    words = [w.lower() for w in _WORD.findall(fact)]
+    words = [w.lower() for w in WORD.findall(fact)]
     # Letters, not words: Chinese or Japanese puts no spaces between them.
     if sum(len(w) for w in words) < MIN_LETTERS or all(w in STOP_WORDS for w in words):
         raise UserFacingError(TEACH_USAGE)

@@ -11,9 +11,9 @@ import re
 
 from memory.claims import claim_of
 from memory.lexical import STOP_WORDS
+from memory.words import WORD
 
 _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+|\n+")
-_WORD = re.compile(r"[^\W_]+", re.UNICODE)  # "that's" is "that" and "s": contractions split
 _FIRST_PERSON = re.compile(
     r"\b(i|i'm|i've|i'd|i'll|im|my|me|mine|myself|we|we're|we've|our|ours|us)\b", re.I)
 _SECOND_PERSON = re.compile(r"\b(you|you're|you've|you'd|you'll|your|yours|yourself)\b", re.I)
@@ -71,8 +71,9 @@ def core(sentence: str) -> str:
 
 
 def content_words(sentence: str) -> list[str]:
-    """The words that can tell something: no function words, pronouns or praise."""
-    return [w for w in (m.lower() for m in _WORD.findall(core(sentence)))
+    """The words that can tell something: no function words, pronouns or praise. ("that's"
+    is "that" and "s": contractions split.)"""
+    return [w for w in (m.lower() for m in WORD.findall(core(sentence)))
             if w not in STOP_WORDS and w not in _EMPTY_WORDS and not w.isdigit() and len(w) > 1]
 
 

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import re
-
-_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+from memory.words import WORD
 
 
 def label_key(label: str) -> str:
     """`Hobbies!` and `hobby` give `hobby`; `Movies` and `movie` give `movy` (a key, not a word)."""
-    return " ".join(_singular(word) for word in _WORD.findall(label.lower()))
+    return " ".join(_singular(word) for word in WORD.findall(label.lower()))
 
 
 def _singular(word: str) -> str:

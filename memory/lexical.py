@@ -4,12 +4,12 @@ embeddings match worst ("Taxi Driver", "Xiamen", "Miso")."""
 from __future__ import annotations
 
 import functools
-import re
 from typing import Any
 
 import snowballstemmer
 
-_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+from memory.words import WORD
+
 # Words that say nothing about what a message is about. A short list of English function words,
 # kept here rather than taken from a stop-word package: the packaged lists also drop words
 # people talk about ("name", "home", "work", "novel").
@@ -36,7 +36,7 @@ def query_terms(text: str) -> list[str]:
     """The message's search words, lowercased, in order, each once: no function words, no
     single letters. Words of any script count (a name in Cyrillic is a name too)."""
     terms: list[str] = []
-    for word in (w.lower() for w in _WORD.findall(text)):
+    for word in (w.lower() for w in WORD.findall(text)):
         if len(word) > 1 and word not in STOP_WORDS and word not in terms:
             terms.append(word)
     return terms[:MAX_TERMS]
@@ -51,7 +51,7 @@ def fts5_match(user_id: str, terms: list[str]) -> str:
 
 def searchable_user(user_id: str) -> bool:
     """Whether the FTS5 index can tell this user's rows (their id holds a letter or digit)."""
-    return _WORD.search(user_id) is not None
+    return WORD.search(user_id) is not None
 
 
 def boolean_query(terms: list[str]) -> str:

@@ -21,6 +21,7 @@ from memory.facts import FactStore
 from memory.protocols import TopicStore, Vector
 from memory.tokens import TokenCounter
 from memory.types import Fact, Found, Topic, memory_key
+from memory.words import WORD
 
 RRF_K = 60
 FACT_CANDIDATES = 16  # per search: more than the default budget holds (same recall as 30)
@@ -29,7 +30,6 @@ TAUGHT = 5  # taught facts retrieved per message, as TeachMe's r
 NEAR_DUPLICATE = 0.8  # share of words two memories have in common (Jaccard) to count as one
 SHORTEST_LINE = 12  # tokens of the shortest memory line: below this, the budget is spent
 MAX_COUNTED = 50_000  # token counts kept (a memory never changes, nor does its count)
-_WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _TOPIC_HEAD = re.compile(r"^[^:]*?talked about [^:]*?\bsaid\b(?: that)?:?\s*", re.IGNORECASE)
 
 Relevant = Topic | Fact  # what the Relevance slot holds
@@ -196,7 +196,7 @@ class _Wording:
 
     @classmethod
     def of(cls, text: str) -> _Wording:
-        words = [w.lower() for w in _WORD.findall(text)]
+        words = [w.lower() for w in WORD.findall(text)]
         return cls(f" {' '.join(words)} ", frozenset(words))
 
     def repeats(self, other: _Wording) -> bool:
