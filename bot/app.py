@@ -221,6 +221,7 @@ async def open_companion(
             turns=SQLUserTurns(engine) if _shared_by_processes(engine) else None,
             on_round_stored=worker.round_stored,
             on_replied=worker.exchange_finished,
+            min_readable=settings.embeddings.min_readable,
         )
         access = AccessPolicy.from_settings(
             settings, SQLMessageCounts(engine) if _shared_by_processes(engine) else None)

@@ -110,7 +110,8 @@ class Refused:
 ReplyEvent = Recalled | Delta | Finished | Failed | Refused
 # Relevance, Latest_topics, clarifications and the pool's examples: what recall finds besides
 # Recency.
-Memories = tuple[list[Found], list[Topic], list[ScoredFeedback], list[PoolEntry]]
+# ... and whether the message was too little readable for its vector to choose any.
+Memories = tuple[list[Found], list[Topic], list[ScoredFeedback], list[PoolEntry], bool]
 
 MEMORY_AWAY = ("My memory (the database) is not answering right now, so I could not save your "
                "message. Please send it again in a minute.")
@@ -149,17 +150,20 @@ class Dialogue:
         on_round_stored: Callable[[str, int], None] | None = None,
         on_replied: Callable[[str, int], None] | None = None,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+        min_readable: float = 0.5,
     ) -> None:
         """`on_round_stored(user_id, rounds_waiting)` runs after every stored round: the hook
         for memory upkeep, which must return at once. `on_replied(user_id, round_id)` runs
         after a reply to a message in a private chat (the shared pool may score it); it must
         return at once too. `examples` finds the shared pool's examples for a prompt. `turns`
         keeps one user's messages in order across processes (several bots on one database).
-        `clock` tells the prompt today's date."""
+        `clock` tells the prompt today's date. `min_readable`: the share of a message the
+        embedder must read for its vector to choose memories (`embeddings.min_readable`)."""
         self._rounds = rounds
         self._topics = topics
         self._relevance = relevance
         self._clock = clock
+        self._min_readable = min_readable
         self._profiles = profiles
         self._embedder = embedder
         self._model = model
@@ -402,27 +406,32 @@ class Dialogue:
         *, ask: bool = False,
     ) -> Recall:
         """`ask`: a reply in a private chat, which may ask about two beliefs that disagree."""
-        recent, (relevant, latest, clarifications, examples), to_check = await asyncio.gather(
+        recent, found, to_check = await asyncio.gather(
             self._rounds.recent_rounds(user_id, self._chat.recency_rounds, before_id=before_round),
             memories,
             self._beliefs.next_question(user_id) if ask else _nothing(),
         )
+        relevant, latest, clarifications, examples, unread = found
         return Recall(recent=fit_recent(recent, self._chat.recency_max_chars),
                       relevant=tuple(relevant), latest=tuple(latest),
                       clarifications=tuple(clarifications), to_check=to_check or (),
-                      examples=tuple(examples))
+                      examples=tuple(examples), words_only=unread)
 
     async def _memories(self, user_id: str, text: str, persona: Persona) -> Memories:
         """Relevance, Latest_topics, clarifications and the pool's examples: the reads run
-        together, and the message is embedded once while they wait on SQL."""
-        vector = asyncio.ensure_future(self._vector(text))
+        together, and the message is embedded once while they wait on SQL. A message the
+        embedder cannot read (another script, emoji) gets no vector: its cosines would say
+        nothing, so words alone choose."""
+        unread = self._embedder.readable(text) < self._min_readable
+        vector = asyncio.ensure_future(_nothing() if unread else self._vector(text))
         try:
-            return await asyncio.gather(
+            relevant, latest, clarifications, examples = await asyncio.gather(
                 self._relevance.find(user_id, text, vector),
                 self._topics.latest(user_id, self._chat.latest_topics),
                 self._feedback.lookup(user_id, text, vector),
                 self._pool_examples(persona, text, vector),
             )
+            return relevant, latest, clarifications, examples, unread
         finally:  # a failed read must not leave the embedding running unwatched
             vector.cancel()
 

@@ -57,6 +57,9 @@ class EmbeddingSettings(_Section):
     model: str = "text-embedding-3-small"
     api_key_env: str = "OPENAI_API_KEY"
     timeout_seconds: float = Field(30.0, gt=0)
+    # The share of a message the embedder must read for its vector to choose memories
+    # (Relevance, corrections, the pool's examples); below it, words alone choose them.
+    min_readable: float = Field(0.5, ge=0.0, le=1.0)
 
 
 class MemorySettings(_Section):

@@ -31,6 +31,12 @@ class Embedder(Protocol):
 
     async def embed(self, texts: Sequence[str]) -> list[Vector]: ...
 
+    def readable(self, text: str) -> float:
+        """The share of `text` the model represents (1.0: all of it). Below a threshold, its
+        vector cannot tell the text from others and no memory is chosen by it. Cheap enough
+        for the event loop."""
+        ...
+
     async def aclose(self) -> None: ...
 
 

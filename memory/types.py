@@ -180,6 +180,9 @@ class Recall:
     to_check: tuple[Fact, ...] = ()
     # Good exchanges from the shared pool, shown as examples (not memories: never cited).
     examples: tuple[PoolEntry, ...] = ()
+    # The embedder could not read the message (another script, emoji): no memory was chosen
+    # by meaning, only by words.
+    words_only: bool = False
 
     def numbered(self) -> tuple[Memory, ...]:
         """The memories as the prompt numbers them, from 1: Relevance, then Latest_topics,

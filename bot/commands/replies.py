@@ -128,6 +128,10 @@ def describe_recall(
                  if n not in cited]
         lines += shown or [f"  {empty}" if not section else "  (cited above)"]
         start += len(section)
+    if recall.words_only:
+        lines.append("Search by meaning: not used for this message. The embedding model cannot "
+                     "read its language or script, so memories and corrections were matched by "
+                     "their words only.")
     if recall.examples:
         lines.append("Examples from the shared pool (good answers from other chats, personal "
                      "details taken out):")

@@ -10,6 +10,7 @@ import onnxruntime as ort
 from tokenizers import Tokenizer
 
 from memory.embeddings.batching import BatchedEmbedding
+from memory.embeddings.readability import WordPieceReadability
 from memory.protocols import Vector
 
 MAX_TOKENS = 256  # what all-MiniLM-L6-v2 was trained on; longer texts are truncated
@@ -36,11 +37,16 @@ class OnnxMiniLM:
         )
         self._inputs = {i.name for i in self._session.get_inputs()}
         self._batched = BatchedEmbedding(self.embed_blocking)
+        self._readability = WordPieceReadability(tokenizer_file)
 
     async def embed(self, texts: Sequence[str]) -> list[Vector]:
         if not texts:
             return []
         return await self._batched.embed(texts)
+
+    def readable(self, text: str) -> float:
+        """MiniLM reads English word pieces: Hindi, Punjabi, Russian or emoji it does not."""
+        return self._readability.share(text)
 
     async def aclose(self) -> None:
         """The model's thread ends; the session lives as long as the process."""

@@ -31,5 +31,10 @@ class OpenAIEmbedder:
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
         return (vectors / np.clip(norms, 1e-12, None)).tolist()
 
+    def readable(self, text: str) -> float:
+        """Whether the server's model reads a language cannot be known from here: it is trusted
+        (pick a multilingual model for other languages; the README says which)."""
+        return 1.0
+
     async def aclose(self) -> None:
         await self._client.close()
