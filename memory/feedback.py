@@ -18,6 +18,7 @@ from memory.feedback_match import (
     normalize_key,
     rule_phrase,
     same_message,
+    shared_frame,
     wording_similarity,
 )
 from memory.protocols import Embedder, Vector
@@ -34,6 +35,10 @@ SAME_MESSAGE = "same message"
 YOUR_RULE = "your rule"
 SIMILAR = "similar"
 ALIKE_IN_WORDING = "alike in wording"
+STATED = (SAME_MESSAGE, YOUR_RULE)  # the user said it of this very message or phrase
+# Two corrections found by likeness that say different things are told apart only if one is
+# clearly closer than the other.
+UNCLEAR_MARGIN = 0.02
 # The rows read per message for the wording lookup; the newest win when there are more.
 MAX_CANDIDATE_ROWS = 500
 SEMANTIC_CANDIDATES = 5
@@ -92,6 +97,7 @@ class FeedbackMemory:
             shared=correction.shared,
             created_at=datetime.now(UTC),
         )
+        item = await self._with_learned_frame(item)
         replaced = await self._rows.insert(item, round_id=correction.round_id)
         try:
             # A superseded vector left behind is harmless: lookups keep only active rows' hits.
@@ -99,6 +105,23 @@ class FeedbackMemory:
             await self._index_rows([_candidate(item)])
         except Exception:  # the row is the record; the next lookup indexes it again
             log.warning("Could not index feedback %s yet", item.id, exc_info=True)
+        return item
+
+    async def _with_learned_frame(self, item: Feedback) -> Feedback:
+        """When the answer named no subject, the frame can come from another corrected message
+        of the same shape: what the two share is the request, what differs is the subject
+        ("how do i use < fog > ?", "how do i use < rider > ?"). The other one, if it had no
+        frame either, gets it too."""
+        for other in await self._rows.candidates(item.user_id, MAX_CANDIDATE_ROWS):
+            if other.user_id != item.user_id or (item.frame and other.frame):
+                continue
+            frame = shared_frame(item.key, other.key_text)
+            if not frame:
+                continue
+            if not other.frame:
+                await self._rows.set_frame(item.user_id, other.id, frame)
+            if not item.frame:
+                item = replace(item, frame=frame)
         return item
 
     @property
@@ -165,9 +188,10 @@ class FeedbackMemory:
         return False
 
     def _pattern(self, candidate: Candidate) -> Pattern:
-        """Rows never change their key, frame or rule, so each is tokenized once."""
+        """Rows never change their key or rule, and a frame only once (learned from another
+        correction), so each is tokenized once per frame."""
         pattern = self._patterns.get(candidate.id)
-        if pattern is None:
+        if pattern is None or pattern.frame != tuple(candidate.frame.split()):
             pattern = Pattern.of(candidate.key_text, candidate.frame, candidate.rule)
             self._patterns[candidate.id] = pattern
         return pattern
@@ -266,14 +290,38 @@ def _candidate(item: Feedback) -> Candidate:
 
 
 def _best(found: list[ScoredFeedback], limit: int) -> list[ScoredFeedback]:
-    """The strongest matches first; one clarification per distinct feedback text."""
-    ranked = sorted(found, key=lambda s: (s.how in (SAME_MESSAGE, YOUR_RULE), s.score,
-                                          s.feedback.created_at), reverse=True)
-    kept: list[ScoredFeedback] = []
-    seen: set[str] = set()
+    """The clarification that applies best, alone: two of another kind would tell the model two
+    readings of one message, and a wrong one is worse than none. Rules about different phrases
+    of the message may apply together. When two corrections found by likeness (not stated for
+    this message or phrase) say different things about as strongly, none is kept."""
+    ranked = sorted(found, key=lambda s: (s.how in STATED, s.score, s.feedback.created_at),
+                    reverse=True)
+    distinct: list[ScoredFeedback] = []
     for scored in ranked:
         text = normalize_key(scored.feedback.feedback)
-        if text not in seen:
-            seen.add(text)
+        if all(normalize_key(d.feedback.feedback) != text for d in distinct):
+            distinct.append(scored)
+    if not distinct:
+        return []
+    best = distinct[0]
+    if best.how == YOUR_RULE:
+        return _rules_apart(distinct, limit)
+    runner_up = distinct[1] if len(distinct) > 1 else None
+    if (best.how not in STATED and runner_up is not None and runner_up.how not in STATED
+            and best.score - runner_up.score < UNCLEAR_MARGIN):
+        return []
+    return [best][:limit]
+
+
+def _rules_apart(ranked: list[ScoredFeedback], limit: int) -> list[ScoredFeedback]:
+    """The best rule, and others whose phrases share no word with a kept one."""
+    kept: list[ScoredFeedback] = []
+    used: set[str] = set()
+    for scored in ranked:
+        if scored.how != YOUR_RULE:
+            continue
+        phrase = set(scored.feedback.rule.split())
+        if not phrase & used:
             kept.append(scored)
+            used |= phrase
     return kept[:limit]

@@ -7,7 +7,8 @@ unlike < quick > ?" and "What sounds like < quick > ?" do not, though they are c
 spelling and in meaning. So each correction keeps a **frame**: the words of the misunderstood
 message minus its subject, where the subject is the content words the companion's own answer
 repeated ("the homonym for quick is ..." repeats "quick"). A later message shares the
-misunderstanding when it holds the whole frame, in order, and little else.
+misunderstanding when it is the misunderstood message with only the subject changed (and a
+word or two before or after it).
 
 A user can also state a **rule** ("When I say similar to, I mean a synonym"): the rule's phrase
 then applies wherever it appears.
@@ -16,13 +17,14 @@ then applies wherever it appears.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 
 from rapidfuzz.distance import Levenshtein
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
-_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
+from memory.words import WORD_WITH_APOSTROPHE
+
 # "when I say X, I mean Y", "when I ask for X I want Y", "by X I mean Y", "X means Y"
 _RULES = (
     re.compile(r"\bwhen i (?:say|ask for|ask about|ask|write|type|use)\s+(?P<phrase>.+?)\s*,?\s*"
@@ -30,36 +32,45 @@ _RULES = (
     re.compile(r"\bby\s+(?P<phrase>.+?)\s*,?\s*i mean\b", re.I),
     re.compile(r"^\W*(?P<phrase>[\w' ]{2,40}?)\W*\s+means\b", re.I),
 )
+# In any language, a phrase the feedback quotes from the message is what a rule is about:
+# "जब मैं 'जैसा क्या है' कहूँ, ..." ("when I say 'what is like', ...").
+_QUOTED = re.compile(r"'([^']+)'|\"([^\"]+)\"|\u2018([^\u2019]+)\u2019"
+                     r"|\u201c([^\u201d]+)\u201d|\u00ab([^\u00bb]+)\u00bb")
 # Words that only soften or introduce a request; they say nothing about what is asked.
 FILLERS = frozenset({"please", "pls", "hey", "hi", "hello", "thanks", "thank", "ok", "okay",
                      "oh", "um", "uh", "again", "also"})
 _NOT_A_PHRASE = frozenset({"it", "that", "this", "no", "which", "what"})
 MAX_RULE_WORDS = 5
-# A later message may hold a few more words than the misunderstood one ("What is like < very
-# quick > ?"); beyond that it is a different request that happens to share words.
+# A later message may hold a few more words than the misunderstood one: in the subject ("What is
+# like < very quick > ?") or around the request ("One more: ..."); beyond that it is a
+# different request that happens to share words.
 EXTRA_WORDS = 2
+# Two corrected messages are one request about two subjects when they differ in one place of at
+# most this many words, and share at least that many.
+MAX_SUBJECT_WORDS = 3
+MIN_SHARED_WORDS = 2
 
 
 def words(text: str) -> list[str]:
     """Lower-case words, without punctuation or brackets."""
-    return _WORD.findall(text.lower())
+    return WORD_WITH_APOSTROPHE.findall(text.lower())
 
 
 def normalize_key(text: str) -> str:
-    """The form two messages share when they are the same message."""
-    return " ".join(words(text))
+    """The form two messages share when they are the same message (a message without words,
+    "🤔🤔", is only the same as itself)."""
+    return " ".join(words(text)) or " ".join(text.split())
 
 
 def rule_phrase(feedback: str, key: str) -> str:
     """The phrase of a rule stated in `feedback` that also appears in `key`, else ""."""
     key_text = f" {normalize_key(key)} "
-    for pattern in _RULES:
-        match = pattern.search(feedback)
-        if match is None:
-            continue
-        phrase = normalize_key(match["phrase"])
-        phrase_words = phrase.split()
-        if (0 < len(phrase_words) <= MAX_RULE_WORDS and phrase not in _NOT_A_PHRASE
+    stated = [match["phrase"] for pattern in _RULES if (match := pattern.search(feedback))]
+    quoted = [next(group for group in match.groups() if group)
+              for match in _QUOTED.finditer(feedback)]
+    for candidate in stated + quoted:
+        phrase = normalize_key(candidate)
+        if (0 < len(phrase.split()) <= MAX_RULE_WORDS and phrase not in _NOT_A_PHRASE
                 and f" {phrase} " in key_text):
             return phrase
     return ""
@@ -76,6 +87,28 @@ def frame_of(key: str, answer: str) -> str:
     return " ".join(w for w in key_words if w not in subject)
 
 
+def shared_frame(first: str, second: str) -> str:
+    """The frame of two corrected messages of one shape: their words minus the one place where
+    they differ ("how do i use < fog > ?" and "how do i use < rider > ?" give "how do i use"),
+    and minus a few words said before or after. "" when they differ in more than one place, or
+    keep fewer than two words: then they are not one request about two subjects."""
+    a, b = _meaningful(first), _meaningful(second)
+    kept: list[str] = []
+    changed_places = around = 0
+    for tag, k1, k2, m1, m2 in SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if tag == "equal":
+            kept += a[k1:k2]
+        elif tag in ("insert", "delete") and (k1 == 0 or k2 == len(a)):
+            around += (m2 - m1) + (k2 - k1)
+        elif tag == "replace" and max(k2 - k1, m2 - m1) <= MAX_SUBJECT_WORDS:
+            changed_places += 1
+        else:
+            return ""
+    if changed_places != 1 or around > EXTRA_WORDS or len(kept) < MIN_SHARED_WORDS:
+        return ""
+    return " ".join(kept)
+
+
 def _meaningful(text: str) -> list[str]:
     return [w for w in words(text) if w not in FILLERS]
 
@@ -88,10 +121,26 @@ class Pattern:
     key_words: tuple[str, ...]  # without fillers
     frame: tuple[str, ...]
     rule: str
+    subject: frozenset[int]  # the positions in `key_words` that are not the frame's
 
     @classmethod
     def of(cls, key: str, frame: str, rule: str) -> Pattern:
-        return cls(normalize_key(key), tuple(_meaningful(key)), tuple(frame.split()), rule)
+        key_words = tuple(_meaningful(key))
+        frame_words = tuple(frame.split())
+        return cls(normalize_key(key), key_words, frame_words, rule,
+                   _subject_positions(key_words, frame_words))
+
+
+def _subject_positions(key_words: tuple[str, ...], frame: tuple[str, ...]) -> frozenset[int]:
+    """The frame is the key's words in order minus the subject's: match it from the left."""
+    subject = set()
+    next_frame = 0
+    for position, word in enumerate(key_words):
+        if next_frame < len(frame) and word == frame[next_frame]:
+            next_frame += 1
+        else:
+            subject.add(position)
+    return frozenset(subject)
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,18 +164,33 @@ def follows_rule(pattern: Pattern, message: Message) -> bool:
 
 
 def fits_frame(pattern: Pattern, message: Message) -> bool:
-    """The message holds the whole frame in order, with at most a few words besides."""
-    if not pattern.frame:
+    """The message is the misunderstood one with its subject changed in one place, and at most
+    a few words more: in the subject ("What is like < very pretty > ?") or before or after the
+    request ("One more: ...", said with this message or with the corrected one). Every frame
+    word stays, and nothing comes between two words that
+    stay: "X जैसा क्या है" (what is like X) fits "Y जैसा क्या है", not "X जैसा क्या सुनाई देता
+    है" (what sounds like X), though that holds every frame word in order."""
+    if not pattern.frame or not pattern.subject:
         return False
-    subject_size = len(pattern.key_words) - len(pattern.frame)
-    if len(message.words) - len(pattern.frame) > subject_size + EXTRA_WORDS:
-        return False
-    return _in_order(pattern.frame, message.words)
-
-
-def _in_order(needles: Sequence[str], haystack: Sequence[str]) -> bool:
-    remaining = iter(haystack)
-    return all(any(word == seen for seen in remaining) for word in needles)
+    key_size = len(pattern.key_words)
+    around = changed_places = 0
+    for tag, k1, k2, m1, m2 in SequenceMatcher(
+        None, pattern.key_words, message.words, autojunk=False
+    ).get_opcodes():
+        if tag == "equal":
+            continue
+        if tag in ("insert", "delete") and (k1 == 0 or k2 == key_size):
+            around += (m2 - m1) + (k2 - k1)  # words said before or after the request
+            continue
+        if tag == "insert":
+            return False  # a word between two that stay changes the request
+        # A changed or dropped word must be the subject's.
+        if not all(k in pattern.subject for k in range(k1, k2)):
+            return False
+        if (m2 - m1) - (k2 - k1) > EXTRA_WORDS:
+            return False
+        changed_places += 1
+    return changed_places <= 1 and around <= EXTRA_WORDS
 
 
 def wording_similarity(pattern: Pattern, message: Message) -> float:

@@ -71,6 +71,13 @@ class SQLFeedbackRows:
             rows = (await conn.execute(query)).all()
         return [Candidate(*row) for row in rows]
 
+    async def set_frame(self, user_id: str, feedback_id: str, frame: str) -> None:
+        """Give one of the user's corrections the frame learned from another."""
+        async with self._engine.begin() as conn:
+            await conn.execute(update(feedback).where(
+                (feedback.c.id == feedback_id) & (feedback.c.user_id == user_id)
+            ).values(frame=frame))
+
     async def active_by_ids(self, ids: Sequence[str]) -> list[Feedback]:
         return await self._fetch(select(feedback).where(
             feedback.c.id.in_(list(ids)) & (feedback.c.status == ACTIVE)))
