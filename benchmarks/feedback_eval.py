@@ -1,22 +1,28 @@
-"""Feedback memory on MemPrompt's lexical tasks: does a correction come back where it applies?
+"""Feedback memory on MemPrompt's lexical tasks, in three languages: does a correction come back
+where it applies, and only there?
 
 A simulated user asks for synonyms, antonyms, homonyms, definitions and example sentences, in
-several phrasings each (section 3.3.1 of the paper); some phrasings are ambiguous ("What is like
-< quick > ?"). A scripted model misreads the ambiguous ones unless a clarification in its prompt
-says what the user means. When it misreads, the user corrects it, in one of several ways ("No, I
-meant a synonym.", "/correct ...", "When I ask 'is like', I mean a synonym."). Everything else is
-real: the dialogue core, SQLite, embedded chromadb and the packaged MiniLM embedder.
+several phrasings each (section 3.3.1 of the paper), in English, Hindi and Punjabi (see
+benchmarks/feedback_data.py for the data and how it was written); some phrasings are ambiguous
+("What is like < quick > ?"). A scripted model misreads the ambiguous ones unless a
+clarification in its prompt says what the user means. Its answer names the word asked about
+for about half of the requests ("The homonym for quick is ...") and not for the others. When it
+misreads, the user corrects it, in one of several ways ("No, I meant a synonym.", "/correct
+...", "When I ask 'is like', I mean a synonym."). Everything else is real: the dialogue core,
+SQLite, embedded chromadb and the packaged MiniLM embedder. Each language is its own user in
+its own stream.
 
-For each window of queries it prints, among the queries whose phrasing was corrected before,
-the share that retrieve a right clarification (the first one names the task the user means) and
-the share that retrieve a wrong one (any names another task); also the wrong share over all
-queries, and how often the model understood.
+For each language it prints, among the queries whose phrasing was corrected before, the share
+that retrieve a right clarification (the first one names the task the user means) and the share
+that retrieve a wrong one (any names another task); also the wrong share over all queries, and
+how often the model understood; then the same by the lookup that found the first
+clarification.
 
-    python -m benchmarks.feedback_eval                 # 300 queries
+    python -m benchmarks.feedback_eval                 # 300 queries per language
     python -m benchmarks.feedback_eval --calibrate     # how feedback.similarity was chosen
 
-The last line is `right=<share> wrong=<share>` over the whole stream (or, with --calibrate,
-`similarity=<threshold>`).
+The last line is `right=<lowest share over languages> wrong=<highest share over languages>`
+(or, with --calibrate, `similarity=<threshold>`).
 """
 
 from __future__ import annotations
@@ -27,12 +33,14 @@ import itertools
 import random
 import re
 import tempfile
+import zlib
 from collections.abc import AsyncGenerator, Sequence
 from contextlib import aclosing
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from benchmarks.feedback_data import ENGLISH, LANGUAGES, Language, Phrasing, fill
 from bot.app import Companion, open_companion
 from bot.dialogue import Finished, Recalled
 from bot.inbound import Incoming
@@ -41,116 +49,58 @@ from bot.settings import load_settings
 from memory.embeddings.onnx_minilm import OnnxMiniLM
 from memory.embeddings.packaged import minilm_model_file, minilm_tokenizer_file
 
-USER = "learner"
 WINDOW = 50
-NOUNS = {
-    "syn": ("synonym", "word with a similar meaning"),
-    "ant": ("antonym", "word with the opposite meaning"),
-    "hom": ("homonym", "word that sounds the same"),
-    "defn": ("definition", "explanation of the word"),
-    "sent": ("example sentence", "sentence that uses the word"),
-}
-
-
-@dataclass(frozen=True)
-class Phrasing:
-    template: str  # "{w}" is the word asked about
-    task: str  # what the user means
-    phrase: str  # the words that say which task (what a rule names)
-    misread: str | None = None  # what the model takes an ambiguous phrasing for
-
-
-PHRASINGS = (
-    Phrasing("What is the synonym for < {w} > ?", "syn", "the synonym for"),
-    Phrasing("What is akin to < {w} > ?", "syn", "akin to"),
-    Phrasing("What is like < {w} > ?", "syn", "is like", misread="hom"),
-    Phrasing("What is similar to < {w} > ?", "syn", "is similar to", misread="hom"),
-    Phrasing("What is on the lines of < {w} > ?", "syn", "on the lines of", misread="defn"),
-    Phrasing("What is the antonym for < {w} > ?", "ant", "the antonym for"),
-    Phrasing("What is the opposite of < {w} > ?", "ant", "the opposite of"),
-    Phrasing("What is unlike < {w} > ?", "ant", "is unlike", misread="syn"),
-    Phrasing("What is dissimilar to < {w} > ?", "ant", "is dissimilar to", misread="syn"),
-    Phrasing("What is the homonym for < {w} > ?", "hom", "the homonym for"),
-    Phrasing("What sounds like < {w} > ?", "hom", "sounds like", misread="syn"),
-    Phrasing("what has a < {w} > like ring to it ?", "hom", "like ring to it", misread="syn"),
-    Phrasing("A word pronounced as < {w} > ?", "hom", "pronounced as", misread="defn"),
-    Phrasing("what can one confuse with < {w} > ?", "hom", "confuse with", misread="ant"),
-    Phrasing("can you define < {w} > ?", "defn", "define"),
-    Phrasing("< {w} > means what ?", "defn", "means what", misread="sent"),
-    Phrasing("expand on < {w} > ?", "defn", "expand on", misread="sent"),
-    Phrasing("how do you use < {w} > in a sentence ?", "sent", "in a sentence"),
-    Phrasing("how do i use < {w} > ?", "sent", "how do i use", misread="defn"),
-    Phrasing("< {w} > can be used how ?", "sent", "can be used how", misread="defn"),
-    Phrasing("make something with < {w} > ?", "sent", "make something with", misread="hom"),
-)
-WORDS = ("quick", "pretty", "provident", "fog", "bank", "bright", "calm", "brave", "ring",
-         "seeder", "whether", "mane", "confine", "leper", "chaperon", "wassail", "pneumatic",
-         "musician", "zigzag", "gross", "citation", "prohibition", "surrogate", "highway",
-         "camisole", "rider", "sighted", "melancholy", "browser", "delicious", "fellow", "great",
-         "spread", "pot", "tree", "enter", "council", "chance", "site", "critique", "unlawful",
-         "constrict", "edit", "spring", "foot", "city", "fly", "housing", "tabulate", "perl",
-         "kew", "holed", "bitt", "mawseed", "chelicera", "misconstrue", "paralbumin", "wring")
-FEEDBACK = (
-    "No, I meant {noun}.",
-    "That's not what I asked. I wanted {noun}.",
-    "No, I wanted {noun}!",
-    "/correct I want {noun}",
-    "When I ask '{phrase}', I mean {noun}.",
-)
-# How people vary a phrasing they have used before: greetings, "please", no brackets, lower case.
-VARIATIONS = (
-    lambda q: q,
-    lambda q: q,
-    lambda q: f"Hey, {q}",
-    lambda q: q.replace(" ?", ", please?"),
-    lambda q: q.lower(),
-    lambda q: f"One more: {q}",
-)
-_WORD_ASKED = re.compile(r"<\s*(\S+)\s*>")
+NONE = "none"
 
 
 def task_named(text: str) -> str | None:
-    """Which task a clarification or an answer names (the longest noun found wins)."""
+    """Which task a clarification or an answer names, in any of the languages (the longest
+    name found wins)."""
     lowered = text.lower()
-    found = [(len(noun), task) for task, nouns in NOUNS.items() for noun in nouns
-             if noun in lowered]
+    found = [(len(noun), task) for language in LANGUAGES
+             for task, nouns in language.nouns.items() for noun in nouns if noun in lowered]
     return max(found)[1] if found else None
 
 
 class ScriptedReader:
     """A model that reads ambiguous phrasings wrongly, unless a clarification in its prompt
-    names the task. It states its understanding first, as the tutor persona asks."""
+    names the task. It states its understanding first, as the tutor persona asks, in the
+    request's language, and names the word asked about in about half of its answers."""
 
     name = "scripted-reader"
 
     def __init__(self) -> None:
-        self._patterns = [(_template_pattern(p.template), p) for p in PHRASINGS]
+        self._patterns = [(_template_pattern(p.template), p, language)
+                          for language in LANGUAGES for p in language.phrasings]
 
     async def stream(self, messages: Sequence[ChatMessage]) -> AsyncGenerator[str, None]:
         question = messages[-1]["content"]
-        word_match = _WORD_ASKED.search(question)
-        word = word_match.group(1) if word_match else "it"
-        task = self._task(question, messages[0]["content"])
-        noun = NOUNS[task][0] if task else "answer"
-        yield f"Understanding: you want a {noun} of {word}.\nThe {noun} for {word} is …"
+        found = next(((p, language, match["w"]) for pattern, p, language in self._patterns
+                      if (match := pattern.search(question))), None)
+        phrasing, language, word = found or (None, ENGLISH, "it")
+        task = self._task(messages[0]["content"], phrasing)
+        noun = language.nouns[task][0] if task else "answer"
+        names_the_word = zlib.crc32(question.encode()) % 2 == 0
+        template = (language.answer_naming_the_word if names_the_word
+                    else language.answer_without_the_word)
+        yield fill(template, noun=noun, word=word)
 
-    def _task(self, question: str, system_prompt: str) -> str | None:
+    def _task(self, system_prompt: str, phrasing: Phrasing | None) -> str | None:
         clarifications = [line for line in system_prompt.splitlines()
-                          if line.startswith("- clarification:")]
+                          if "] clarification:" in line]
         if clarifications:
             return task_named(clarifications[0].split("(said about:")[0])
-        for pattern, phrasing in self._patterns:
-            if pattern.search(question):
-                return phrasing.misread or phrasing.task
-        return None
+        return None if phrasing is None else phrasing.misread or phrasing.task
 
     async def aclose(self) -> None:
         pass
 
 
 def _template_pattern(template: str) -> re.Pattern[str]:
-    core = template.removesuffix(" ?")
-    return re.compile(r"(?:^|\W)" + re.escape(core).replace(re.escape("{w}"), r"\S+"), re.I)
+    """A phrasing about any word (group `w`), with or without the brackets."""
+    core = re.escape(template.removesuffix(" ?"))
+    core = core.replace(re.escape("< {w} >"), r"(?:<\s*)?(?P<w>[^\s<>,]+)(?:\s*>)?")
+    return re.compile(r"(?:^|\W)" + core, re.I)
 
 
 @dataclass
@@ -169,35 +119,54 @@ class Window:
 
 
 @dataclass
+class Path:
+    """What the lookup that found the first clarification got right and wrong."""
+
+    found: int = 0
+    right: int = 0
+    wrong: int = 0
+
+
+@dataclass
 class SimulatedUser:
     companion: Companion
+    language: Language
     rng: random.Random
+    user_id: str
     corrected: set[str] = field(default_factory=set)
+    paths: dict[str, Path] = field(default_factory=dict)
 
-    async def ask(self, text: str) -> tuple[list[str | None], str]:
-        """The tasks named by the clarifications retrieved for `text`, and the reply."""
-        tasks: list[str | None] = []
+    async def ask(self, text: str) -> tuple[list[tuple[str | None, str]], str]:
+        """The tasks named by the clarifications retrieved for `text`, each with the lookup
+        that found it, and the reply."""
+        found: list[tuple[str | None, str]] = []
         reply = ""
-        incoming = Incoming(user_id=USER, text=text)
+        incoming = Incoming(user_id=self.user_id, text=text)
         async with aclosing(self.companion.dialogue.respond(incoming)) as events:
             async for event in events:
                 if isinstance(event, Recalled):
-                    tasks = [task_named(c.feedback.feedback) for c in event.recall.clarifications]
+                    found = [(task_named(c.feedback.feedback), c.how)
+                             for c in event.recall.clarifications]
                 elif isinstance(event, Finished):
                     reply = event.reply
-        return tasks, reply
+        return found, reply
 
     async def query(self) -> Window:
-        phrasing = self.rng.choice(PHRASINGS)
-        word = self.rng.choice(WORDS)
-        vary = self.rng.choice(VARIATIONS)
-        tasks, reply = await self.ask(vary(phrasing.template.format(w=word)))
+        phrasing = self.rng.choice(self.language.phrasings)
+        word = self.rng.choice(self.language.words)
+        vary = self.rng.choice(self.language.variations)
+        found, reply = await self.ask(vary(phrasing.template.format(w=word)))
+        tasks = [task for task, _ in found]
         seen = Window(queries=1, eligible=int(phrasing.template in self.corrected))
         wrong = any(task != phrasing.task for task in tasks)
         seen.wrong_any = int(wrong)
         if seen.eligible:
             seen.right = int(bool(tasks) and tasks[0] == phrasing.task)
             seen.wrong_eligible = int(wrong)
+        path = self.paths.setdefault(found[0][1] if found else NONE, Path())
+        path.found += 1
+        path.right += int(bool(tasks) and tasks[0] == phrasing.task)
+        path.wrong += int(wrong)
         understanding = reply.splitlines()[0] if reply else ""
         seen.understood = int(task_named(understanding) == phrasing.task)
         if not seen.understood:
@@ -206,9 +175,9 @@ class SimulatedUser:
         return seen
 
     async def correct(self, phrasing: Phrasing) -> None:
-        noun = self.rng.choice(NOUNS[phrasing.task])
-        noun = ("an " if noun[0] in "aeiou" else "a ") + noun
-        feedback = self.rng.choice(FEEDBACK).format(noun=noun, phrase=phrasing.phrase)
+        noun = self.rng.choice(self.language.nouns[phrasing.task])
+        feedback = fill(self.rng.choice(self.language.feedback), noun=noun,
+                        phrase=phrasing.phrase)
         await self.ask(feedback)
         self.corrected.add(phrasing.template)
 
@@ -226,25 +195,28 @@ def _settings(data_dir: str, similarity: float | None) -> object:
     )
 
 
-async def run_stream(queries: int, seed: int, similarity: float | None) -> list[Window]:
+async def run_stream(language: Language, queries: int, seed: int,
+                     similarity: float | None) -> tuple[list[Window], dict[str, Path]]:
     with tempfile.TemporaryDirectory() as data_dir:
         settings = _settings(data_dir, similarity)
         async with open_companion(settings, model=ScriptedReader()) as companion:  # type: ignore[arg-type]
-            user = SimulatedUser(companion, random.Random(seed))
+            user = SimulatedUser(companion, language, random.Random(seed),
+                                 f"learner-{language.name.lower()}")
             windows = []
             for start in range(0, queries, WINDOW):
                 window = Window()
                 for _ in range(min(WINDOW, queries - start)):
                     window.add(await user.query())
                 windows.append(window)
-            return windows
+            return windows, user.paths
 
 
 def _share(part: int, whole: int) -> str:
     return f"{part / whole:.3f}" if whole else "  -  "
 
 
-def report(windows: list[Window]) -> Window:
+def report(language: Language, windows: list[Window], paths: dict[str, Path]) -> Window:
+    print(f"\n{language.name}")
     print(f"{'queries':>9} {'eligible':>8} {'right':>6} {'wrong':>6} {'wrong/all':>9} "
           f"{'understood':>10} {'corrections':>11}")
     total = Window()
@@ -260,6 +232,10 @@ def report(windows: list[Window]) -> Window:
           f"{_share(total.wrong_eligible, total.eligible):>6} "
           f"{_share(total.wrong_any, total.queries):>9} "
           f"{_share(total.understood, total.queries):>10} {total.corrections:>11}")
+    print("  by the lookup that found the first clarification (all queries): "
+          + "; ".join(f"{how} {path.found} (right {_share(path.right, path.found)}, "
+                      f"wrong {_share(path.wrong, path.found)})"
+                      for how, path in sorted(paths.items())))
     return total
 
 
@@ -271,8 +247,8 @@ def calibrate(seed: int) -> None:
     rng = random.Random(seed)
     embedder = OnnxMiniLM(minilm_model_file(), minilm_tokenizer_file())
     same, near_miss, retyped, paraphrase = [], [], [], []
-    for first, second in itertools.product(PHRASINGS, repeat=2):
-        w1, w2 = rng.sample(WORDS, 2)
+    for first, second in itertools.product(ENGLISH.phrasings, repeat=2):
+        w1, w2 = rng.sample(ENGLISH.words, 2)
         if first == second:
             same.append((first.template.format(w=w1), first.template.format(w=w2)))
             retyped.append((first.template.format(w=w1), first.template.format(w=w1).lower()
@@ -312,9 +288,12 @@ def main() -> None:
     if args.calibrate:
         calibrate(args.seed)
         return
-    total = report(asyncio.run(run_stream(args.queries, args.seed, args.similarity)))
-    print(f"right={_share(total.right, total.eligible)} "
-          f"wrong={_share(total.wrong_eligible, total.eligible)}")
+    totals = [report(language, *asyncio.run(
+                  run_stream(language, args.queries, args.seed, args.similarity)))
+              for language in LANGUAGES]
+    right = min(total.right / total.eligible for total in totals if total.eligible)
+    wrong = max(total.wrong_eligible / total.eligible for total in totals if total.eligible)
+    print(f"right={right:.3f} wrong={wrong:.3f}")
 
 
 if __name__ == "__main__":
