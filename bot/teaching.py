@@ -20,7 +20,7 @@ from bot.llm.base import ChatModel
 from memory.facts import FactStore
 from memory.lexical import STOP_WORDS, straight_quotes
 from memory.types import Fact, Origin, Round, Speaker
-from memory.words import WORD
+from memory.words import words
 
 log = logging.getLogger(__name__)
 
@@ -61,9 +61,9 @@ def fact_of(statement: str) -> str:
     if len(fact) > MAX_TAUGHT_CHARS:
         raise UserFacingError(f"That is too long for one fact (at most {MAX_TAUGHT_CHARS} "
                               "characters). Teach me one thing at a time.")
-    words = [w.lower() for w in WORD.findall(fact)]
+    said = words(fact)
     # Letters, not words: Chinese or Japanese puts no spaces between them.
-    if sum(len(w) for w in words) < MIN_LETTERS or all(w in STOP_WORDS for w in words):
+    if sum(len(w) for w in said) < MIN_LETTERS or all(w in STOP_WORDS for w in said):
         raise UserFacingError(TEACH_USAGE)
     fact = fact[0].upper() + fact[1:]
     return fact if fact[-1] in ".!?…" else fact + "."

@@ -11,7 +11,7 @@ import re
 
 from memory.claims import claim_of
 from memory.lexical import STOP_WORDS
-from memory.words import WORD
+from memory.words import words
 
 _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+|\n+")
 _FIRST_PERSON = re.compile(
@@ -73,7 +73,7 @@ def core(sentence: str) -> str:
 def content_words(sentence: str) -> list[str]:
     """The words that can tell something: no function words, pronouns or praise. ("that's"
     is "that" and "s": contractions split.)"""
-    return [w for w in (m.lower() for m in WORD.findall(core(sentence)))
+    return [w for w in words(core(sentence))
             if w not in STOP_WORDS and w not in _EMPTY_WORDS and not w.isdigit() and len(w) > 1]
 
 

@@ -81,7 +81,7 @@ class FeedbackMemory:
         self._index = index
         self._embedder = embedder
         self._settings = settings
-        self._patterns: dict[str, Pattern] = {}
+        self._patterns: dict[tuple[str, str], Pattern] = {}  # by row id and frame
 
     async def remember(self, correction: Correction) -> Feedback:
         """Store a correction; an older one of the same message stops applying."""
@@ -190,10 +190,10 @@ class FeedbackMemory:
     def _pattern(self, candidate: Candidate) -> Pattern:
         """Rows never change their key or rule, and a frame only once (learned from another
         correction), so each is tokenized once per frame."""
-        pattern = self._patterns.get(candidate.id)
-        if pattern is None or pattern.frame != tuple(candidate.frame.split()):
+        pattern = self._patterns.get((candidate.id, candidate.frame))
+        if pattern is None:
             pattern = Pattern.of(candidate.key_text, candidate.frame, candidate.rule)
-            self._patterns[candidate.id] = pattern
+            self._patterns[(candidate.id, candidate.frame)] = pattern
         return pattern
 
     def _wording(self, pattern: Pattern, message: Message) -> float:
@@ -297,9 +297,11 @@ def _best(found: list[ScoredFeedback], limit: int) -> list[ScoredFeedback]:
     ranked = sorted(found, key=lambda s: (s.how in STATED, s.score, s.feedback.created_at),
                     reverse=True)
     distinct: list[ScoredFeedback] = []
+    seen: set[str] = set()
     for scored in ranked:
         text = normalize_key(scored.feedback.feedback)
-        if all(normalize_key(d.feedback.feedback) != text for d in distinct):
+        if text not in seen:
+            seen.add(text)
             distinct.append(scored)
     if not distinct:
         return []

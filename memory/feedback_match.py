@@ -17,6 +17,7 @@ then applies wherever it appears.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
@@ -93,20 +94,43 @@ def shared_frame(first: str, second: str) -> str:
     and minus a few words said before or after. "" when they differ in more than one place, or
     keep fewer than two words: then they are not one request about two subjects."""
     a, b = _meaningful(first), _meaningful(second)
-    kept: list[str] = []
-    changed_places = around = 0
-    for tag, k1, k2, m1, m2 in SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
-        if tag == "equal":
-            kept += a[k1:k2]
-        elif tag in ("insert", "delete") and (k1 == 0 or k2 == len(a)):
-            around += (m2 - m1) + (k2 - k1)
-        elif tag == "replace" and max(k2 - k1, m2 - m1) <= MAX_SUBJECT_WORDS:
-            changed_places += 1
-        else:
-            return ""
-    if changed_places != 1 or around > EXTRA_WORDS or len(kept) < MIN_SHARED_WORDS:
+    alignment = _Alignment.of(a, b)
+    kept = [word for k1, k2 in alignment.same for word in a[k1:k2]]
+    if (alignment.inserted_within or len(alignment.changed) != 1 or alignment.around > EXTRA_WORDS
+            or len(kept) < MIN_SHARED_WORDS):
         return ""
-    return " ".join(kept)
+    k1, k2, m1, m2 = alignment.changed[0]
+    replaced = 0 < k2 - k1 <= MAX_SUBJECT_WORDS and 0 < m2 - m1 <= MAX_SUBJECT_WORDS
+    return " ".join(kept) if replaced else ""
+
+
+@dataclass(frozen=True, slots=True)
+class _Alignment:
+    """How a message differs from another, word by word: words said before or after it
+    (`around`, counted), words added between two that stay (`inserted_within`), and the
+    places where words were changed or dropped (`changed`, as k1, k2, m1, m2 spans)."""
+
+    same: list[tuple[int, int]]
+    changed: list[tuple[int, int, int, int]]
+    around: int
+    inserted_within: bool
+
+    @classmethod
+    def of(cls, key: Sequence[str], message: Sequence[str]) -> _Alignment:
+        same, changed = [], []
+        around, inserted_within = 0, False
+        for tag, k1, k2, m1, m2 in SequenceMatcher(
+            None, key, message, autojunk=False
+        ).get_opcodes():
+            if tag == "equal":
+                same.append((k1, k2))
+            elif tag in ("insert", "delete") and (k1 == 0 or k2 == len(key)):
+                around += (m2 - m1) + (k2 - k1)
+            elif tag == "insert":
+                inserted_within = True
+            else:
+                changed.append((k1, k2, m1, m2))
+        return cls(same, changed, around, inserted_within)
 
 
 def _meaningful(text: str) -> list[str]:
@@ -167,30 +191,17 @@ def fits_frame(pattern: Pattern, message: Message) -> bool:
     """The message is the misunderstood one with its subject changed in one place, and at most
     a few words more: in the subject ("What is like < very pretty > ?") or before or after the
     request ("One more: ...", said with this message or with the corrected one). Every frame
-    word stays, and nothing comes between two words that
-    stay: "X जैसा क्या है" (what is like X) fits "Y जैसा क्या है", not "X जैसा क्या सुनाई देता
-    है" (what sounds like X), though that holds every frame word in order."""
+    word stays, and nothing comes between two words that stay: "X जैसा क्या है" (what is like
+    X) fits "Y जैसा क्या है", not "X जैसा क्या सुनाई देता है" (what sounds like X), though that
+    holds every frame word in order."""
     if not pattern.frame or not pattern.subject:
         return False
-    key_size = len(pattern.key_words)
-    around = changed_places = 0
-    for tag, k1, k2, m1, m2 in SequenceMatcher(
-        None, pattern.key_words, message.words, autojunk=False
-    ).get_opcodes():
-        if tag == "equal":
-            continue
-        if tag in ("insert", "delete") and (k1 == 0 or k2 == key_size):
-            around += (m2 - m1) + (k2 - k1)  # words said before or after the request
-            continue
-        if tag == "insert":
-            return False  # a word between two that stay changes the request
-        # A changed or dropped word must be the subject's.
-        if not all(k in pattern.subject for k in range(k1, k2)):
-            return False
-        if (m2 - m1) - (k2 - k1) > EXTRA_WORDS:
-            return False
-        changed_places += 1
-    return changed_places <= 1 and around <= EXTRA_WORDS
+    alignment = _Alignment.of(pattern.key_words, message.words)
+    if alignment.inserted_within or len(alignment.changed) > 1 or alignment.around > EXTRA_WORDS:
+        return False
+    return all(all(k in pattern.subject for k in range(k1, k2))  # only the subject changed
+               and (m2 - m1) - (k2 - k1) <= EXTRA_WORDS
+               for k1, k2, m1, m2 in alignment.changed)
 
 
 def wording_similarity(pattern: Pattern, message: Message) -> float:

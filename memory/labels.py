@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from memory.words import WORD
+from memory.words import words
 
 
 def label_key(label: str) -> str:
     """`Hobbies!` and `hobby` give `hobby`; `Movies` and `movie` give `movy` (a key, not a word)."""
-    return " ".join(_singular(word) for word in WORD.findall(label.lower()))
+    return " ".join(_singular(word) for word in words(label))
 
 
 def _singular(word: str) -> str:

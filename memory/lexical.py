@@ -8,7 +8,7 @@ from typing import Any
 
 import snowballstemmer
 
-from memory.words import WORD
+from memory.words import WORD, words
 
 # Words that say nothing about what a message is about. A short list of English function words,
 # kept here rather than taken from a stop-word package: the packaged lists also drop words
@@ -36,7 +36,7 @@ def query_terms(text: str) -> list[str]:
     """The message's search words, lowercased, in order, each once: no function words, no
     single letters. Words of any script count (a name in Cyrillic is a name too)."""
     terms: list[str] = []
-    for word in (w.lower() for w in WORD.findall(text)):
+    for word in words(text):
         if len(word) > 1 and word not in STOP_WORDS and word not in terms:
             terms.append(word)
     return terms[:MAX_TERMS]

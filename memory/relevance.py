@@ -21,7 +21,7 @@ from memory.facts import FactStore
 from memory.protocols import TopicStore, Vector
 from memory.tokens import TokenCounter
 from memory.types import Fact, Found, Topic, memory_key
-from memory.words import WORD
+from memory.words import words
 
 RRF_K = 60
 FACT_CANDIDATES = 16  # per search: more than the default budget holds (same recall as 30)
@@ -196,8 +196,8 @@ class _Wording:
 
     @classmethod
     def of(cls, text: str) -> _Wording:
-        words = [w.lower() for w in WORD.findall(text)]
-        return cls(f" {' '.join(words)} ", frozenset(words))
+        found = words(text)
+        return cls(f" {' '.join(found)} ", frozenset(found))
 
     def repeats(self, other: _Wording) -> bool:
         """Whether this says nothing that `other` does not: it is quoted in it, or they share
