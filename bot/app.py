@@ -24,6 +24,7 @@ from bot.commands.admin import AdminCommands
 from bot.commands.user import UserCommands
 from bot.corrections import Corrections
 from bot.dialogue import Dialogue
+from bot.embedder_switch import adopt_embedder, rebuild_indexes
 from bot.errors import ConfigError
 from bot.llm.base import ChatMessage, ChatModel
 from bot.llm.local_llama import LocalLlama
@@ -81,7 +82,7 @@ from memory.sql.user_turns import SQLUserTurns
 from memory.tokens import TokenCounter, WordPieceCounter
 from memory.topics import IndexedTopicStore
 from memory.types import Recall, ScoredTopic, Topic
-from memory.vectors import ChromaIndex, open_client
+from memory.vectors import ChromaIndex, IndexNames, open_client
 from personas.loader import (
     PACKAGED_DIR,
     Persona,
@@ -151,15 +152,13 @@ async def open_companion(
         embedder = await _open_embedder(settings, stack)
         client = await _open_vector_client(settings, data_dir)
         stack.push_async_callback(asyncio.to_thread, client.close)
-        # Collections are named per embedding model: vectors of different models never mix.
-        index = ChromaIndex(client, f"{settings.vector.collection}-{embedder.name}")
-        topics = IndexedTopicStore(SQLTopicRows(engine), index, embedder)
-        facts = FactStore(
-            SQLFactRows(engine),
-            ChromaIndex(client, f"{settings.vector.collection}-facts-{embedder.name}"),
-            ChromaIndex(client, f"{settings.vector.collection}-taught-{embedder.name}"),
-            embedder,
-        )
+        names = IndexNames.of(settings.vector.collection, embedder.name)
+        switched = await adopt_embedder(engine, client, settings.vector.collection,
+                                        embedder.name)
+        topics = IndexedTopicStore(SQLTopicRows(engine), ChromaIndex(client, names.topics),
+                                   embedder)
+        facts = FactStore(SQLFactRows(engine), ChromaIndex(client, names.facts),
+                          ChromaIndex(client, names.taught), embedder)
         counter = await asyncio.to_thread(WordPieceCounter, minilm_tokenizer_file())
         relevance = build_relevance(settings, topics, facts, counter)
 
@@ -169,7 +168,7 @@ async def open_companion(
         rounds = SQLRoundStore(engine)
         pool = SharedPool(
             SQLPoolRows(engine),
-            ChromaIndex(client, f"{settings.vector.collection}-pool-{embedder.name}"),
+            ChromaIndex(client, names.pool),
             embedder,
             scrubber or PresidioScrubber(),
         )
@@ -195,6 +194,8 @@ async def open_companion(
                                 count=settings.sharing.examples,
                                 domains=[p.domain for p in personas.values()])
         feedback = build_feedback_memory(settings, engine, client, embedder)
+        if switched:
+            await rebuild_indexes(worker, feedback, embedder.name)
         confirms = _confirms_corrections(settings.feedback.confirm_with_model, settings.llm)
         corrections = Corrections(
             feedback, rounds, model,
@@ -318,7 +319,7 @@ def build_feedback_memory(
     chosen = settings.feedback
     return FeedbackMemory(
         SQLFeedbackRows(engine),
-        ChromaIndex(client, f"{settings.vector.collection}-feedback-{embedder.name}"),
+        ChromaIndex(client, IndexNames.of(settings.vector.collection, embedder.name).feedback),
         embedder,
         LookupSettings(
             similarity=chosen.similarity,

@@ -234,6 +234,15 @@ class FeedbackMemory:
                                          [{"owner": row.user_id}])
         await self._rows.mark_indexed([row.id for row in rows])
 
+    async def reindex(self) -> int:
+        """Index every active correction the index may miss (a rebuilt index); returns how
+        many. A lookup repairs a user's own rows too, but only when that user writes."""
+        repaired = 0
+        while stale := await self._rows.unindexed():
+            await self._index_rows(stale)
+            repaired += len(stale)
+        return repaired
+
     async def _unindex(self, user_id: str, ids: list[str]) -> None:
         if ids:
             await self._index.delete(user_id, ids)

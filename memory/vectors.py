@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
+import re
 from collections.abc import Callable, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
@@ -34,6 +35,7 @@ from memory.protocols import Vector, VectorStoreUnavailable
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+_HASH_CHARS = 32  # of a user id's hash, in a collection's name
 
 
 # A chroma server under load sometimes fails a query inside ("Error creating hnsw segment
@@ -92,6 +94,40 @@ def open_client(url: str, data_dir: Path) -> ClientAPI:
     )
 
 
+@dataclass(frozen=True, slots=True)
+class IndexNames:
+    """The collection prefixes of one embedding model's indexes: vectors of different models
+    never mix, and a model's whole index can be found (and dropped) by its names."""
+
+    topics: str
+    facts: str
+    taught: str
+    pool: str
+    feedback: str
+
+    @classmethod
+    def of(cls, collection: str, embedder: str) -> IndexNames:
+        return cls(topics=f"{collection}-{embedder}", facts=f"{collection}-facts-{embedder}",
+                   taught=f"{collection}-taught-{embedder}",
+                   pool=f"{collection}-pool-{embedder}",
+                   feedback=f"{collection}-feedback-{embedder}")
+
+    def prefixes(self) -> tuple[str, ...]:
+        return (self.topics, self.facts, self.taught, self.pool, self.feedback)
+
+
+def drop_indexes(client: ClientAPI, names: Sequence[IndexNames]) -> int:
+    """Delete every collection of these indexes (all users'); returns how many. Blocking."""
+    pattern = re.compile("|".join(
+        f"{re.escape(prefix)}-[0-9a-f]{{{_HASH_CHARS}}}"
+        for index in names for prefix in index.prefixes()))
+    doomed = [c.name for c in client.list_collections() if pattern.fullmatch(c.name)]
+    for name in doomed:
+        with suppress(NotFoundError):  # another process dropped it first
+            client.delete_collection(name)
+    return len(doomed)
+
+
 class ChromaIndex:
     """Vectors by user: one chromadb collection per user, named `<prefix>-<hash of the user>`."""
 
@@ -102,7 +138,7 @@ class ChromaIndex:
 
     def collection_name(self, user_id: str) -> str:
         # User ids may hold any character; chromadb names allow few. A hash keeps them apart.
-        return f"{self._prefix}-{hashlib.sha256(user_id.encode()).hexdigest()[:32]}"
+        return f"{self._prefix}-{hashlib.sha256(user_id.encode()).hexdigest()[:_HASH_CHARS]}"
 
     def _collection(self, user_id: str) -> Collection:
         collection = self._collections.get(user_id)

@@ -71,6 +71,16 @@ class SQLFeedbackRows:
             rows = (await conn.execute(query)).all()
         return [Candidate(*row) for row in rows]
 
+    async def unindexed(self, limit: int = 500) -> list[Candidate]:
+        """Active rows the vector index may miss (every user's), for a rebuilt index."""
+        query = (
+            select(*(feedback.c[name] for name in Candidate.__dataclass_fields__))
+            .where((feedback.c.status == ACTIVE) & feedback.c.indexed.is_(False))
+            .limit(limit)
+        )
+        async with self._engine.connect() as conn:
+            return [Candidate(*row) for row in (await conn.execute(query)).all()]
+
     async def set_frame(self, user_id: str, feedback_id: str, frame: str) -> None:
         """Give one of the user's corrections the frame learned from another."""
         async with self._engine.begin() as conn:

@@ -169,6 +169,13 @@ def _message_counts(conn: Connection) -> None:
     tables.message_counts.create(conn, checkfirst=True)
 
 
+def _index_model(conn: Connection) -> None:
+    """Nothing recorded yet: the indexes are taken to be the configured model's, as before."""
+    tables.index_model.create(conn, checkfirst=True)
+    conn.execute(insert(tables.index_model).values(name="vectors", embedder=None,
+                                                   changed_at=utcnow()))
+
+
 def _add_missing_columns(conn: Connection, columns: tuple[tuple[str, str, str], ...]) -> None:
     for table, column, ddl in columns:
         if column not in {c["name"] for c in inspect(conn).get_columns(table)}:
@@ -186,6 +193,7 @@ MIGRATIONS: tuple[tuple[int, str, Step], ...] = (
      _shared_pool),
     (7, "whose turn it is, across processes", _user_turns),
     (8, "messages per user and minute, across processes", _message_counts),
+    (9, "the embedding model the vector indexes were built with", _index_model),
 )
 
 _LOCK_NAME = "companion_migrations"

@@ -307,3 +307,14 @@ message_counts = Table(
     Column("count", Integer, nullable=False),
     **_MYSQL,
 )
+
+# Which embedding model the `indexed` flags speak for (migration 9): one row, `name` "vectors".
+# When the configured model changes, every flag is reset and the new model's index is rebuilt.
+index_model = Table(
+    "index_model",
+    metadata,
+    Column("name", String(32), primary_key=True),
+    Column("embedder", String(64), nullable=True),  # NULL: not recorded yet
+    Column("changed_at", Timestamp, nullable=False),
+    **_MYSQL,
+)
