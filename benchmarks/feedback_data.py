@@ -8,8 +8,8 @@ to ask, with the same kinds of near misses as the paper's ("what is like" agains
 like" and "what is not like"): they were not tuned against the lookups. `phrase` is the part of
 a phrasing that says which task it is: what a user's rule quotes.
 
-Corrections in Hindi and Punjabi go through `/correct`: Companion catches "No, I meant ..." on
-its own in English only.
+In every language most corrections are said naturally ("No, I meant ...", "नहीं, मेरा मतलब ...
+था") and one kind goes through `/correct`.
 """
 
 from __future__ import annotations
@@ -142,10 +142,10 @@ HINDI = Language(
         "sent": ("उदाहरण वाक्य", "वाक्य में प्रयोग"),
     },
     feedback=(
-        "/correct नहीं, मेरा मतलब {noun} था।",
-        "/correct यह नहीं पूछा था। मुझे {noun} चाहिए था।",
+        "नहीं, मेरा मतलब {noun} था।",
+        "यह नहीं पूछा था। मुझे {noun} चाहिए था।",
         "/correct मुझे {noun} चाहिए",
-        "/correct जब मैं '{phrase}' कहूँ, तो मेरा मतलब {noun} होता है।",
+        "जब मैं '{phrase}' कहूँ, तो मेरा मतलब {noun} होता है।",
     ),
     variations=(
         lambda q: q,
@@ -198,10 +198,10 @@ PUNJABI = Language(
         "sent": ("ਉਦਾਹਰਨ ਵਾਕ", "ਵਾਕ ਵਿੱਚ ਵਰਤੋਂ"),
     },
     feedback=(
-        "/correct ਨਹੀਂ, ਮੇਰਾ ਮਤਲਬ {noun} ਸੀ।",
-        "/correct ਇਹ ਨਹੀਂ ਪੁੱਛਿਆ ਸੀ। ਮੈਨੂੰ {noun} ਚਾਹੀਦਾ ਸੀ।",
+        "ਨਹੀਂ, ਮੇਰਾ ਮਤਲਬ {noun} ਸੀ।",
+        "ਇਹ ਨਹੀਂ ਪੁੱਛਿਆ ਸੀ। ਮੈਨੂੰ {noun} ਚਾਹੀਦਾ ਸੀ।",
         "/correct ਮੈਨੂੰ {noun} ਚਾਹੀਦਾ ਹੈ",
-        "/correct ਜਦੋਂ ਮੈਂ '{phrase}' ਕਹਾਂ, ਮੇਰਾ ਮਤਲਬ {noun} ਹੁੰਦਾ ਹੈ।",
+        "ਜਦੋਂ ਮੈਂ '{phrase}' ਕਹਾਂ, ਮੇਰਾ ਮਤਲਬ {noun} ਹੁੰਦਾ ਹੈ।",
     ),
     variations=(
         lambda q: q,

@@ -13,6 +13,8 @@ from contextlib import aclosing
 from dataclasses import dataclass
 from enum import Enum
 
+import regex
+
 from bot.errors import ModelUnavailable
 from bot.llm.base import ChatMessage, ChatModel
 from memory.feedback import Correction, FeedbackMemory
@@ -24,24 +26,55 @@ log = logging.getLogger(__name__)
 COMMAND = re.compile(r"^\s*/correct(?:@\S+)?(?:\s+(?P<feedback>.*))?$", re.I | re.S)
 UNDERSTANDING = re.compile(r"^\s*understanding:\s*(?P<u>.+)$", re.I | re.M)
 
-# Said this way, a message is a correction whatever the model thinks.
-_CERTAIN = re.compile(
-    r"|".join((
-        r"\b(?:that'?s|that is|this is|it'?s) not what i (?:asked|meant|wanted|said)\b",
-        r"\bnot what i (?:asked|meant|wanted)\b",
-        r"\byou (?:misunderstood|misread|got me wrong)\b",
-        r"\bmisunderstood me\b",
-        r"^\W*(?:no|nope|nah|wrong|not quite|actually)\b[\s,.!-]*"
-        r"i (?:meant(?! to\b)|mean\b|wanted|want|was asking|asked)",
-        r"^\W*i (?:meant(?! to\b)|was asking (?:for|about)|asked for)\b",
-        r"\bwhen i (?:say|ask for|ask about|ask|write)\b.+\bi(?: am|'m)? (?:mean|want)",
-        r"\bby (?!the way\b).{1,40}\bi mean\b",
-    )),
-    re.I,
+# Said this way, a message is a correction whatever the model thinks. `regex`, not `re`: its
+# \b and \W know that a Devanagari or Gurmukhi vowel sign belongs to its word.
+_CERTAIN_ENGLISH = (
+    r"\b(?:that'?s|that is|this is|it'?s) not what i (?:asked|meant|wanted|said)\b",
+    r"\bnot what i (?:asked|meant|wanted)\b",
+    r"\byou (?:misunderstood|misread|got me wrong)\b",
+    r"\bmisunderstood me\b",
+    r"^\W*(?:no|nope|nah|wrong|not quite|actually)\b[\s,.!-]*"
+    r"i (?:meant(?! to\b)|mean\b|wanted|want|was asking|asked)",
+    r"^\W*i (?:meant(?! to\b)|was asking (?:for|about)|asked for)\b",
+    r"\bwhen i (?:say|ask for|ask about|ask|write)\b.+\bi(?: am|'m)? (?:mean|want)",
+    r"\bby (?!the way\b).{1,40}\bi mean\b",
 )
+# The same kinds of sentences in other languages people write to companions in: "no, I meant",
+# "that is not what I asked", "you misunderstood me", "when I say X I mean Y".
+_CERTAIN_ELSEWHERE = (
+    # Hindi
+    r"^\W*(?:नहीं|नही)\W+(?:.*\s)?(?:मेरा मतलब|मुझे\s.+\sचाहिए था)",
+    r"\bमेरा मतलब\s.+\s(?:था|थी)\b",
+    r"\b(?:यह|ये|वह|वो)\s(?:तो\s)?नहीं पूछा\b",
+    r"\b(?:आपने|तुमने|आप ने|तुम ने)\s(?:मुझे\s|मेरी बात\s|बात\s)?(?:गलत|ग़लत) समझा",
+    r"\bजब मैं\s.+\s(?:मेरा मतलब|मुझे\s.+\sचाहिए)",
+    # Punjabi
+    r"^\W*ਨਹੀਂ\W+(?:.*\s)?(?:ਮੇਰਾ ਮਤਲਬ|ਮੈਨੂੰ\s.+\sਚਾਹੀਦਾ ਸੀ)",
+    r"\bਮੇਰਾ ਮਤਲਬ\s.+\sਸੀ\b",
+    r"\b(?:ਇਹ|ਉਹ)\s(?:ਤਾਂ\s)?ਨਹੀਂ ਪੁੱਛਿਆ\b",
+    r"\b(?:ਤੁਸੀਂ|ਤੂੰ)\s(?:ਮੈਨੂੰ\s|ਮੇਰੀ ਗੱਲ\s|ਗੱਲ\s)?ਗਲਤ ਸਮਝ",
+    r"\bਜਦੋਂ ਮੈਂ\s.+\s(?:ਮੇਰਾ ਮਤਲਬ|ਮੈਨੂੰ\s.+\sਚਾਹੀਦਾ)",
+    # Spanish, Portuguese, French, German, Russian
+    r"^\W*no\W+(?:quise decir|quería decir|me refería|pregunté por)\b",
+    r"\bno es lo que (?:pregunté|quise decir|pedí)\b",
+    r"\bme (?:entendiste|entendió|has entendido|ha entendido) mal\b",
+    r"^\W*não\W+(?:eu\s)?(?:quis dizer|queria dizer|me referia)\b",
+    r"\bnão (?:foi|é) (?:isso\s)?o que eu (?:perguntei|quis dizer|pedi)\b",
+    r"^\W*non\W+(?:je voulais dire|je parlais d|je demandais)",
+    r"\bce n'est pas ce que (?:j'ai demandé|je voulais dire)\b",
+    r"\b(?:tu m'as|vous m'avez) mal compris\b",
+    r"^\W*nein\W+ich (?:meinte|wollte)\b",
+    r"\bdas (?:habe|hab) ich nicht gefragt\b",
+    r"\b(?:du hast|sie haben) mich (?:falsch verstanden|missverstanden)\b",
+    r"^\W*нет\W+я (?:имел|имела) в виду\b",
+    r"\bя не (?:это|о том) (?:спрашивал|спрашивала)\b",  # noqa: RUF001 (Cyrillic on purpose)
+    r"\b(?:ты меня|вы меня) не (?:так|правильно) поняли?\b",
+)
+_CERTAIN = regex.compile("|".join(_CERTAIN_ENGLISH + _CERTAIN_ELSEWHERE), regex.I)
 # Said this way, it may be a correction ("No, ..."), or just an answer; a model must judge.
-_POSSIBLE = re.compile(
-    r"^\W*(?:no|nope|wrong|not quite|incorrect|not that|that'?s wrong|that is wrong)\b", re.I
+_POSSIBLE = regex.compile(
+    r"^\W*(?:no|nope|wrong|not quite|incorrect|not that|that'?s wrong|that is wrong"
+    r"|नहीं|ਨਹੀਂ|non|nein|não|нет)\b", regex.I
 )
 
 

@@ -22,6 +22,23 @@ from bot.corrections import Signal, correction_command, detect, understanding_of
     ("By similar I mean the same meaning", Signal.CERTAIN),
     ("I love the sea", Signal.NONE),
     ("Nobody came to the party", Signal.NONE),
+    # Hindi, Punjabi and a few more: the same kinds of sentences
+    ("नहीं, मेरा मतलब पर्यायवाची था।", Signal.CERTAIN),
+    ("यह नहीं पूछा था। मुझे विलोम शब्द चाहिए था।", Signal.CERTAIN),
+    ("आपने मुझे गलत समझा", Signal.CERTAIN),
+    ("जब मैं 'जैसा क्या है' कहूँ, तो मेरा मतलब पर्यायवाची होता है।", Signal.CERTAIN),
+    ("नहीं, धन्यवाद", Signal.POSSIBLE),
+    ("मेरा मतलब है कि आज मौसम अच्छा है", Signal.NONE),
+    ("मुझे चाय पसंद है", Signal.NONE),
+    ("ਨਹੀਂ, ਮੇਰਾ ਮਤਲਬ ਸਮਾਨਾਰਥੀ ਸੀ।", Signal.CERTAIN),
+    ("ਇਹ ਨਹੀਂ ਪੁੱਛਿਆ ਸੀ। ਮੈਨੂੰ ਵਿਰੋਧੀ ਸ਼ਬਦ ਚਾਹੀਦਾ ਸੀ।", Signal.CERTAIN),
+    ("ਜਦੋਂ ਮੈਂ 'ਵਰਗਾ' ਕਹਾਂ, ਮੇਰਾ ਮਤਲਬ ਸਮਾਨਾਰਥੀ ਹੁੰਦਾ ਹੈ।", Signal.CERTAIN),
+    ("ਮੈਨੂੰ ਪੰਜਾਬੀ ਗੀਤ ਪਸੰਦ ਹਨ", Signal.NONE),
+    ("No, quise decir un sinónimo", Signal.CERTAIN),
+    ("Non, je voulais dire un synonyme", Signal.CERTAIN),
+    ("Nein, ich meinte ein Synonym", Signal.CERTAIN),
+    ("Нет, я имел в виду синоним", Signal.CERTAIN),
+    ("Nein danke", Signal.POSSIBLE),
 ])
 def test_the_detector_sorts_messages(text: str, signal: Signal) -> None:
     assert detect(text) is signal

@@ -24,8 +24,12 @@ ASKED_PUNJABI = "ਚੰਗਾ ਵਰਗਾ ਕੀ ਹੈ?"
 
 def reader(body: dict[str, Any]) -> str:
     """Reads every request as asking for a homonym unless its prompt holds a clarification;
-    names the word asked about (the first word), in Hindi or in Punjabi."""
-    word = body["messages"][-1]["content"].split()[0].strip(",")
+    names the word asked about (the first word), in Hindi or in Punjabi. Asked whether a message
+    is a correction, says yes."""
+    asked = body["messages"][-1]["content"]
+    if asked.startswith("Decide whether a chat message corrects"):
+        return "yes"
+    word = asked.split()[0].strip(",")
     clarified = "clarification:" in body["messages"][0]["content"]
     if re.search("[\u0a00-\u0a7f]", word):  # Gurmukhi
         noun = "ਸਮਾਨਾਰਥੀ" if clarified else "ਸਮਧੁਨੀ ਸ਼ਬਦ"
@@ -59,8 +63,8 @@ async def test_a_hindi_correction_applies_to_the_same_request_about_another_word
     tutor: Companion, llm: ScriptedLLM
 ) -> None:
     await _say(tutor, ASKED_HINDI)
-    _, said = await _say(tutor, "/correct नहीं, मेरा मतलब पर्यायवाची था।")
-    assert "अच्छा का पर्यायवाची" in said  # answered again, corrected
+    _, said = await _say(tutor, "नहीं, मेरा मतलब पर्यायवाची था।")  # no, I meant a synonym
+    assert "अच्छा का पर्यायवाची" in said  # caught without /correct, and answered again
     for message, applies in [
         ("सुंदर जैसा क्या है?", True),  # what is like < beautiful >
         ("अरे, तेज़ जैसा क्या है?", True),  # hey, what is like < fast >
@@ -79,7 +83,7 @@ async def test_a_rule_stated_in_punjabi_applies_wherever_its_phrase_does(
     tutor: Companion, llm: ScriptedLLM
 ) -> None:
     await _say(tutor, ASKED_PUNJABI)
-    await _say(tutor, "/correct ਜਦੋਂ ਮੈਂ 'ਵਰਗਾ ਕੀ ਹੈ' ਕਹਾਂ, ਮੇਰਾ ਮਤਲਬ ਸਮਾਨਾਰਥੀ ਹੁੰਦਾ ਹੈ।")
+    await _say(tutor, "ਜਦੋਂ ਮੈਂ 'ਵਰਗਾ ਕੀ ਹੈ' ਕਹਾਂ, ਮੇਰਾ ਮਤਲਬ ਸਮਾਨਾਰਥੀ ਹੁੰਦਾ ਹੈ।")
     [stored] = await tutor.feedback.list_mine("ana")
     assert stored.rule == "ਵਰਗਾ ਕੀ ਹੈ"
     recall, said = await _say(tutor, "ਸੋਹਣਾ ਵਰਗਾ ਕੀ ਹੈ, ਦੱਸੋ ਜੀ?")  # what is like < pretty >, tell me
