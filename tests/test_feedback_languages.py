@@ -112,3 +112,20 @@ async def test_unreadable_messages_get_no_clarification_and_no_topic_chosen_by_v
     # An English message is read: the vectors choose again.
     recall, _ = await _say(tutor, "Tell me about the cricket we talked about")
     assert not recall.words_only
+
+
+async def test_with_the_multilingual_embedder_hindi_topics_are_chosen_by_meaning(
+    tmp_path: Path, llm: ScriptedLLM, sql_url: str
+) -> None:
+    settings = make_settings(tmp_path, llm, sql_url, embeddings={"provider": "e5"})
+    async with open_companion(settings) as companion:
+        await companion.topics.add_topic("ana", "खेल", "मुझे क्रिकेट खेलना बहुत पसंद है और मैं रोज़ खेलता हूँ")
+        await companion.topics.add_topic("ana", "परिवार", "मेरी दादी का जन्मदिन कल है")
+        await companion.topics.add_topic("bo", "खेल", "मुझे फुटबॉल खेलना पसंद है")
+        recall, _ = await _say(companion, "आज तुम कौन सा खेल खेलना चाहोगे?")  # which game today?
+        assert not recall.words_only
+        # Ana's game first. (Her grandmother may follow: unrelated Hindi texts still score
+        # 0.25-0.35 with e5, above the relevance floor; see the README.) Never Bo's.
+        descriptions = [f.memory.description for f in recall.relevant]
+        assert "क्रिकेट" in descriptions[0]
+        assert not any("फुटबॉल" in d for d in descriptions)

