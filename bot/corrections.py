@@ -24,7 +24,10 @@ from memory.types import Feedback, Round
 log = logging.getLogger(__name__)
 
 COMMAND = re.compile(r"^\s*/correct(?:@\S+)?(?:\s+(?P<feedback>.*))?$", re.I | re.S)
-UNDERSTANDING = re.compile(r"^\s*understanding:\s*(?P<u>.+)$", re.I | re.M)
+# The prompt asks for "Understanding:" in any language; a model may still translate the label.
+UNDERSTANDING = re.compile(
+    r"^\s*(?:understanding|समझ|ਸਮਝ|entendimiento|entendí|compréhension|j'ai compris|verständnis"
+    r"|entendimento|понимание):\s*(?P<u>.+)$", re.I | re.M)
 
 # Said this way, a message is a correction whatever the model thinks. `regex`, not `re`: its
 # \b and \W know that a Devanagari or Gurmukhi vowel sign belongs to its word.

@@ -26,7 +26,8 @@ QUOTED = (
 )
 UNDERSTANDING = (
     "If the {user_name}'s message could be read in more than one way, begin your reply with one "
-    "short line saying how you read it, such as \"Understanding: you want a synonym of good.\""
+    "short line saying how you read it, such as \"Understanding: you want a synonym of good.\" "
+    "(start that line with \"Understanding:\" in any language)"
 )
 
 

@@ -25,6 +25,7 @@ from memory.protocols import Embedder, Vector
 from memory.sql.feedback_rows import Candidate, SQLFeedbackRows
 from memory.types import Feedback, ScoredFeedback
 from memory.vectors import ChromaIndex
+from memory.words import words
 
 log = logging.getLogger(__name__)
 
@@ -116,13 +117,28 @@ class FeedbackMemory:
             if other.user_id != item.user_id or (item.frame and other.frame):
                 continue
             frame = shared_frame(item.key, other.key_text)
-            if not frame:
+            if not frame or not await self._misread_alike(item, other.id):
                 continue
             if not other.frame:
                 await self._rows.set_frame(item.user_id, other.id, frame)
             if not item.frame:
                 item = replace(item, frame=frame)
         return item
+
+    async def _misread_alike(self, item: Feedback, other_id: str) -> bool:
+        """Two messages of one shape are one request about two subjects only when the companion
+        misread both the same way: "X का पर्यायवाची क्या है" and "X का विलोम क्या है" share a shape
+        too when X is the same word. Alike: the same stated understanding apart from the words
+        of the message itself, or, when one was not stated, the same feedback."""
+        found = await self._rows.active_by_ids([other_id])
+        if not found:
+            return False
+        other = found[0]
+        if item.understanding and other.understanding:
+            mine, theirs = _understood(item), _understood(other)
+            # One may name its subject with a joining word ("a homonym of quick"): one word more.
+            return len(mine ^ theirs) <= 1 and (mine <= theirs or theirs <= mine)
+        return normalize_key(item.feedback) == normalize_key(other.feedback)
 
     @property
     def enabled(self) -> bool:
@@ -336,3 +352,10 @@ def _rules_apart(ranked: list[ScoredFeedback], limit: int) -> list[ScoredFeedbac
             kept.append(scored)
             used |= phrase
     return kept[:limit]
+
+
+def _understood(item: Feedback) -> set[str]:
+    """The words of the stated understanding that are not the message's: what was understood
+    of the request, without its subject ("you want a homonym", with or without "of quick")."""
+    own = set(words(item.key.lower()))
+    return {w for w in words((item.understanding or "").lower()) if w not in own}

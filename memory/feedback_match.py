@@ -37,9 +37,15 @@ _RULES = (
 # "जब मैं 'जैसा क्या है' कहूँ, ..." ("when I say 'what is like', ...").
 _QUOTED = re.compile(r"'([^']+)'|\"([^\"]+)\"|\u2018([^\u2019]+)\u2019"
                      r"|\u201c([^\u201d]+)\u201d|\u00ab([^\u00bb]+)\u00bb")
-# Words that only soften or introduce a request; they say nothing about what is asked.
+# Words that only soften or introduce a request; they say nothing about what is asked. The
+# English ones, and their like in the other languages corrections are caught in.
 FILLERS = frozenset({"please", "pls", "hey", "hi", "hello", "thanks", "thank", "ok", "okay",
-                     "oh", "um", "uh", "again", "also"})
+                     "oh", "um", "uh", "again", "also",
+                     "अरे", "कृपया", "प्लीज़", "जी", "धन्यवाद", "शुक्रिया",  # Hindi
+                     "ਓਏ", "ਜੀ", "ਧੰਨਵਾਦ", "ਸ਼ੁਕਰੀਆ",  # Punjabi
+                     "bitte", "danke", "hola", "gracias", "пожалуйста", "спасибо"})
+# Fillers of two words ("ਕਿਰਪਾ ਕਰਕੇ", please in Punjabi): each word alone may mean more.
+FILLER_PAIRS = frozenset({("ਕਿਰਪਾ", "ਕਰਕੇ"), ("por", "favor"), ("por", "favour")})
 _NOT_A_PHRASE = frozenset({"it", "that", "this", "no", "which", "what"})
 MAX_RULE_WORDS = 5
 # A later message may hold a few more words than the misunderstood one: in the subject ("What is
@@ -134,7 +140,13 @@ class _Alignment:
 
 
 def _meaningful(text: str) -> list[str]:
-    return [w for w in words(text) if w not in FILLERS]
+    kept: list[str] = []
+    for word in words(text):
+        if kept and (kept[-1], word) in FILLER_PAIRS:
+            kept.pop()
+        elif word not in FILLERS:
+            kept.append(word)
+    return kept
 
 
 @dataclass(frozen=True, slots=True)

@@ -56,3 +56,10 @@ def test_the_stated_understanding_is_read_from_the_reply() -> None:
     reply = "Understanding: you want a synonym of good.\nGreat!"
     assert understanding_of(reply) == "you want a synonym of good."
     assert understanding_of("Great!") is None
+
+
+def test_the_understanding_is_read_when_the_model_translated_its_label() -> None:
+    assert understanding_of("समझ: आप पर्यायवाची चाहते हैं।\nयह रहा: …") == "आप पर्यायवाची चाहते हैं।"
+    assert understanding_of("ਸਮਝ: ਤੁਸੀਂ ਸਮਾਨਾਰਥੀ ਚਾਹੁੰਦੇ ਹੋ।") == "ਤੁਸੀਂ ਸਮਾਨਾਰਥੀ ਚਾਹੁੰਦੇ ਹੋ।"
+    assert understanding_of("Note: you want a synonym") is None
+
