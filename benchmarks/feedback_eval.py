@@ -76,6 +76,14 @@ class ScriptedReader:
 
     async def stream(self, messages: Sequence[ChatMessage]) -> AsyncGenerator[str, None]:
         question = messages[-1]["content"]
+        if question.startswith("Decide whether a chat message corrects"):
+            yield "yes"  # every message the detector flags in this stream is a correction
+            return
+        if question.startswith("Which words of this message say what it is about"):
+            asked = question.split("Message: ", 1)[1].split("\n", 1)[0]
+            yield next((match["w"] for pattern, _, _ in self._patterns
+                        if (match := pattern.search(asked))), "none")
+            return
         found = next(((p, language, match["w"]) for pattern, p, language in self._patterns
                       if (match := pattern.search(question))), None)
         phrasing, language, word = found or (None, ENGLISH, "it")
@@ -183,8 +191,11 @@ class SimulatedUser:
         self.corrected.add(phrasing.template)
 
 
-def _settings(data_dir: str, similarity: float | None, embeddings: str) -> object:
-    feedback: dict[str, object] = {"confirm_with_model": "never"}
+def _settings(data_dir: str, similarity: float | None, embeddings: str,
+              capable: bool) -> object:
+    # A capable model confirms corrections and says what a corrected message is about when
+    # its answer did not; the demo model is asked nothing.
+    feedback: dict[str, object] = {"confirm_with_model": "always" if capable else "never"}
     if similarity is not None:
         feedback["similarity"] = similarity
     return load_settings(
@@ -198,10 +209,10 @@ def _settings(data_dir: str, similarity: float | None, embeddings: str) -> objec
 
 
 async def run_stream(language: Language, queries: int, seed: int,
-                     similarity: float | None, embeddings: str
+                     similarity: float | None, embeddings: str, capable: bool
                      ) -> tuple[list[Window], dict[str, Path]]:
     with tempfile.TemporaryDirectory() as data_dir:
-        settings = _settings(data_dir, similarity, embeddings)
+        settings = _settings(data_dir, similarity, embeddings, capable)
         async with open_companion(settings, model=ScriptedReader()) as companion:  # type: ignore[arg-type]
             user = SimulatedUser(companion, language, random.Random(seed),
                                  f"learner-{language.name.lower()}")
@@ -287,6 +298,8 @@ def main() -> None:
     parser.add_argument("--similarity", type=float, default=None,
                         help="feedback.similarity to use (default: the configured one)")
     parser.add_argument("--calibrate", action="store_true")
+    parser.add_argument("--capable", action="store_true",
+                        help="the model answers the questions a capable model is asked")
     parser.add_argument("--embeddings", choices=["local", "e5"], default="local",
                         help="embeddings.provider: the packaged MiniLM, or multilingual-e5")
     args = parser.parse_args()
@@ -295,7 +308,7 @@ def main() -> None:
         return
     totals = [report(language, *asyncio.run(
                   run_stream(language, args.queries, args.seed, args.similarity,
-                             args.embeddings)))
+                             args.embeddings, args.capable)))
               for language in LANGUAGES]
     right = min(total.right / total.eligible for total in totals if total.eligible)
     wrong = max(total.wrong_eligible / total.eligible for total in totals if total.eligible)

@@ -11,6 +11,7 @@ The reply comes from an in-process model that answers instantly, so only our own
 
     python -m benchmarks.turn_overhead              # 0, 1,000 and 10,000 topics
     python -m benchmarks.turn_overhead --topics 10000 --feedback 0 --facts 0
+    python -m benchmarks.turn_overhead --embeddings e5   # multilingual-e5 instead of MiniLM
 
 The last line is `p95_ms=<p95 of the largest size measured>`.
 """
@@ -176,11 +177,13 @@ async def measure(companion: Companion) -> tuple[float, float]:
     return float(p50), float(p95)
 
 
-async def run(sizes: list[int], feedback: int, facts: int, taught: int, pool: int) -> float:
+async def run(sizes: list[int], feedback: int, facts: int, taught: int, pool: int,
+              embeddings: str) -> float:
     with tempfile.TemporaryDirectory() as folder:
         # Upkeep would start summarizing (and merging the synthetic topics) in the background,
         # competing with the turns for the 2 cores: it is measured by benchmarks/upkeep.py.
-        settings = load_settings(None, data_dir=folder, memory={"summarize_every": 1000})
+        settings = load_settings(None, data_dir=folder, memory={"summarize_every": 1000},
+                                 embeddings={"provider": embeddings})
         print(f"Seeding {ROUNDS:,} rounds...", flush=True)
         async with open_companion(settings, model=InstantModel()):
             pass  # creates the database
@@ -217,9 +220,12 @@ def main() -> None:
     parser.add_argument("--facts", type=int, default=100_000, help="facts stored")
     parser.add_argument("--taught", type=int, default=1_000, help="taught facts stored")
     parser.add_argument("--pool", type=int, default=10_000, help="shared pool entries stored")
+    parser.add_argument("--embeddings", choices=["local", "e5"], default="local",
+                        help="embeddings.provider: the packaged MiniLM, or multilingual-e5")
     args = parser.parse_args()
     sizes = [args.topics] if args.topics is not None else [0, 1_000, 10_000]
-    p95 = asyncio.run(run(sizes, args.feedback, args.facts, args.taught, args.pool))
+    p95 = asyncio.run(run(sizes, args.feedback, args.facts, args.taught, args.pool,
+                          args.embeddings))
     print(f"p95_ms={p95:.1f}")
 
 

@@ -18,6 +18,7 @@ import regex
 from bot.errors import ModelUnavailable
 from bot.llm.base import ChatMessage, ChatModel
 from memory.feedback import Correction, FeedbackMemory
+from memory.feedback_match import frame_of, plausible_subject
 from memory.protocols import RoundStore
 from memory.types import Feedback, Round
 
@@ -114,6 +115,12 @@ Does the message say that the assistant misunderstood the request, or what the u
 it? Answer with one word: yes or no."""
 
 
+SUBJECT = """Which words of this message say what it is about (its subject), as opposed to \
+the words that say what is asked about it?
+Message: {message}
+Answer with those words only, copied from the message, or with "none"."""
+
+
 @dataclass(frozen=True, slots=True)
 class Caught:
     """A correction just stored, and the message it corrects (to answer again)."""
@@ -160,18 +167,33 @@ class Corrections:
         if explicit is None and not await self._is_correction(previous, text, signal):
             return None
         original = await self._original(previous)
+        understanding = understanding_of(previous.reply_text)
         item = await self._feedback.remember(Correction(
             user_id=round_.user_id,
             key=original,
             feedback=text,
-            understanding=understanding_of(previous.reply_text),
+            understanding=understanding,
             answer=previous.reply_text,
             persona=persona,
             shared=self._share,
             round_id=round_.id,
+            subject=await self._subject(original, understanding or previous.reply_text),
         ))
         log.info("Feedback %s from %s about %r", item.id[:8], round_.user_id, original[:60])
         return Caught(item, original)
+
+    async def _subject(self, original: str, answer: str) -> str:
+        """What the corrected message is about, asked of a capable model once, when the answer
+        named none of its words: without it the correction has no frame and applies only to
+        the same message until another of its shape is corrected. "" when not asked."""
+        if not self._confirm or frame_of(original, answer):
+            return ""
+        try:
+            subject = await model_answer(self._model, SUBJECT.format(message=original))
+        except ModelUnavailable as error:
+            log.warning("Could not ask what a corrected message is about: %s", error)
+            return ""
+        return subject if plausible_subject(original, subject) else ""
 
     async def _original(self, previous: Round) -> str:
         """The message being corrected: a correction of a correction's answer is about the
@@ -197,11 +219,16 @@ class Corrections:
 
 async def model_says_yes(model: ChatModel, prompt: str) -> bool:
     """Put a yes/no question to the model; only the start of its answer is read."""
+    return (await model_answer(model, prompt, 20)).lower().startswith("yes")
+
+
+async def model_answer(model: ChatModel, prompt: str, enough: int = 200) -> str:
+    """Put a short question to the model; its answer is read up to `enough` characters."""
     messages: list[ChatMessage] = [{"role": "user", "content": prompt}]
     answer = ""
     async with aclosing(model.stream(messages)) as pieces:
         async for piece in pieces:
             answer += piece
-            if len(answer) > 20:
+            if len(answer) > enough:
                 break
-    return answer.strip().lower().startswith("yes")
+    return answer.strip()

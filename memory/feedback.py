@@ -65,6 +65,9 @@ class Correction:
     persona: str
     shared: bool = False
     round_id: int | None = None
+    # The words that say what the message is about, when a model was asked (the answer named
+    # none of them): what the frame leaves out.
+    subject: str = ""
 
 
 class FeedbackMemory:
@@ -92,7 +95,8 @@ class FeedbackMemory:
             key=correction.key.strip(),
             feedback=correction.feedback.strip(),
             understanding=correction.understanding,
-            frame=frame_of(correction.key, correction.understanding or correction.answer),
+            frame=frame_of(correction.key, correction.subject or correction.understanding
+                           or correction.answer),
             rule=rule_phrase(correction.feedback, correction.key),
             persona=correction.persona,
             shared=correction.shared,

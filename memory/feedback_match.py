@@ -94,6 +94,16 @@ def frame_of(key: str, answer: str) -> str:
     return " ".join(w for w in key_words if w not in subject)
 
 
+def plausible_subject(key: str, subject: str) -> bool:
+    """Whether `subject` (a model's answer) can be what `key` is about: at most a few of its
+    words, together, leaving a frame of at least two words."""
+    key_words = _meaningful(key)
+    frame = frame_of(key, subject).split()
+    left_out = [k for k, word in enumerate(key_words) if word not in frame]
+    return (0 < len(left_out) <= MAX_SUBJECT_WORDS and len(frame) >= MIN_SHARED_WORDS
+            and left_out[-1] - left_out[0] < len(left_out))
+
+
 def shared_frame(first: str, second: str) -> str:
     """The frame of two corrected messages of one shape: their words minus the one place where
     they differ ("how do i use < fog > ?" and "how do i use < rider > ?" give "how do i use"),

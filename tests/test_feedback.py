@@ -6,6 +6,7 @@ import json
 import re
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -274,3 +275,38 @@ async def test_the_tutor_persona_is_asked_to_state_its_understanding(
 ) -> None:
     await _say(tutor, "Hello")
     assert 'begin your reply with one short line' in llm.last_system_prompt
+
+
+def _reader_naming_no_word(body: dict[str, Any]) -> str:
+    """Misreads "is like" as asking for a homonym, in an answer that names no word; asked what
+    a message is about, names its last word; agrees that "No, ..." is a correction."""
+    asked = body["messages"][-1]["content"]
+    if asked.startswith("Decide whether a chat message corrects"):
+        return "yes"
+    if asked.startswith("Which words of this message say what it is about"):
+        return asked.split("Message: ")[1].split("\n")[0].rstrip(" ?").split()[-1]
+    if "clarification:" in body["messages"][0]["content"]:
+        return "Understanding: you want a synonym.\nHere it is."
+    return "Understanding: you want a homonym.\nHere it is."
+
+
+async def test_a_capable_model_says_what_the_corrected_message_was_about_when_its_answer_did_not(
+    tmp_path: Path, llm: ScriptedLLM, sql_url: str
+) -> None:
+    llm.responder = _reader_naming_no_word
+    settings = make_settings(tmp_path, llm, sql_url, chat={"persona": "tutor"})
+    async with open_companion(settings) as tutor:
+        await _say(tutor, "What is like quick?")
+        await _say(tutor, "No, I meant a synonym")
+        [stored] = await tutor.feedback.list_mine("ana")
+        assert stored.frame == "what is like"
+        asked = [r for r in llm.chat_requests
+                 if r["messages"][-1]["content"].startswith("Which words of this message")]
+        assert len(asked) == 1 and "Message: What is like quick?" in asked[0]["messages"][-1][
+            "content"]
+        recall, said = await _say(tutor, "What is like calm?")  # at once, for another word
+        assert recall is not None and [c.how for c in recall.clarifications] == [
+            "alike in wording"]
+        assert said.startswith("Understanding: you want a synonym.")
+        recall, _ = await _say(tutor, "What sounds like calm?")
+        assert recall is not None and recall.clarifications == ()
