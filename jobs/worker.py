@@ -125,7 +125,19 @@ class MemoryWorker:
     def round_stored(self, user_id: str, pending: int) -> None:
         """Called after each stored round: start upkeep in the background when it is due."""
         if pending >= self.cadence.summarize_every:
+            self._track(asyncio.get_running_loop().create_task(self._queue_then_run(user_id)))
+
+    async def _queue_then_run(self, user_id: str) -> None:
+        """Queue the user's full windows at once (a few statements), so they are in SQL
+        whatever happens to this process; run them when a background slot is free. Queued
+        only once a slot was free, a window waiting behind hundreds of users was lost from the
+        queue when the process stopped, and waited for a sweep to find it again."""
+        if await _logging_failure(self._queue_summaries(user_id)) is not None:
             self._in_background(self.upkeep(user_id))
+
+    async def _queue_summaries(self, user_id: str) -> SweepReport:
+        await self.queue.enqueue_summaries(user_id, self.cadence.summarize_every)
+        return SweepReport()
 
     def beliefs_added(self, user_id: str) -> None:
         """Called after a fact is taught: check it against the user's beliefs, in the
@@ -160,14 +172,17 @@ class MemoryWorker:
         return await self._run_due(POOL)
 
     def _in_background(self, work: Coroutine[Any, Any, SweepReport]) -> None:
-        task = asyncio.get_running_loop().create_task(self._when_free(work))
+        self._track(asyncio.get_running_loop().create_task(self._when_free(work)))
+
+    def _track(self, task: asyncio.Task[Any]) -> None:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
     async def _when_free(self, work: Coroutine[Any, Any, SweepReport]) -> SweepReport | None:
         """Run background upkeep a few at a time: a busy process has hundreds of users whose
         windows fill together, and upkeep for all of them at once would take every database
-        connection from the replies. What waits stays queued in SQL."""
+        connection from the replies. Summaries are queued in SQL before they wait here (see
+        round_stored)."""
         try:
             async with self._background_slots:
                 return await _logging_failure(work)

@@ -16,6 +16,7 @@ from jobs.labels import LabelResolver
 from jobs.queue import FAILED, PENDING, JobQueue, LostClaim
 from jobs.statements import self_statements, split_sentences
 from jobs.topic_writes import TopicWrites
+from jobs.worker import BACKGROUND_AT_ONCE
 from memory.sql.tables import topics as topics_table
 from memory.types import Exchange, Topic
 from tests.conftest import make_settings
@@ -300,3 +301,21 @@ async def test_forgetting_everything_while_a_summary_runs_leaves_nothing_behind(
         assert await companion.search_topics("ana", "table tennis") == []
         [job] = await companion.worker.queue.jobs()
         assert job.status == "done" and "obsolete" in (job.last_error or "")
+
+
+async def test_windows_waiting_for_a_background_slot_are_queued_before_the_process_stops(
+    tmp_path: Path, llm: ScriptedLLM
+) -> None:
+    llm.default = "1. The host and I talked about hobbies."
+    llm.delay = 2.0  # a slow model: every background slot stays busy
+    settings = _settings(tmp_path, llm, summarizer="llm", summarize_every=2)
+    users = [f"user{i}" for i in range(BACKGROUND_AT_ONCE + 3)]
+    async with open_companion(settings) as companion:
+        for user in users:
+            await _import(companion, user, [(s, "ok") for s in TENNIS_THEN_SWIMMING[:2]])
+            companion.worker.round_stored(user, 2)  # as the dialogue does after a round
+        while len(llm.chat_requests) < BACKGROUND_AT_ONCE:
+            await asyncio.sleep(0.02)
+        await companion.worker.aclose(grace_seconds=0.1)  # the process stops
+        queued = {job.user_id for job in await companion.worker.queue.jobs()}
+    assert queued == set(users)  # the next sweep runs them all; before, three were not queued
