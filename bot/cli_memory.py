@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from bot.cli_common import load_cli_settings, run_with_companion, user_option
-from bot.commands.replies import job_line, sweep_line
 from bot.errors import InputRejected
 
 if TYPE_CHECKING:
@@ -93,6 +92,7 @@ def _print_overview(report: dict[str, Any]) -> None:
 @click.pass_context
 def jobs(ctx: click.Context, show_all: bool) -> None:
     """List pending, running and failed memory jobs."""
+    from bot.commands import replies
     from jobs.queue import FAILED, PENDING, RUNNING
 
     async def work(companion: Companion) -> list[Any]:
@@ -103,7 +103,7 @@ def jobs(ctx: click.Context, show_all: bool) -> None:
     if not found:
         click.echo("No memory jobs waiting, running or failed.")
     for job in found:
-        click.echo(job_line(job))
+        click.echo(replies.job_line(job))
 
 
 @memory.command()
@@ -157,7 +157,9 @@ def sweep(ctx: click.Context) -> None:
 
 
 def _print_report(report: SweepReport) -> None:
-    click.echo(sweep_line(report))
+    from bot.commands import replies  # the command layer imports every store: not at start
+
+    click.echo(replies.sweep_line(report))
 
 
 @click.command()

@@ -200,3 +200,17 @@ def test_pool_grow_adds_scored_candidates_and_the_demo_model_cannot(
     demo = env | {"COMPANION_LLM__PROVIDER": "local"}
     refused = _run(["pool", "grow", "--rounds", "1"], demo)
     assert refused.returncode == 1 and "needs a capable model" in refused.stderr
+
+
+def test_version_and_help_do_not_load_the_stores_or_the_models() -> None:
+    # They started in 3.1 s when the command layer (scikit-learn, chromadb, presidio, the
+    # memory jobs) came in with the CLI; people run them first, to see that it works.
+    heavy = ["sklearn", "chromadb", "presidio_analyzer", "onnxruntime", "jobs.worker",
+             "bot.commands", "bot.app", "llama_cpp", "textual"]
+    probe = ("import sys\nfrom click.testing import CliRunner\nfrom bot.cli import main\n"
+             "for args in (['version'], ['--help'], ['memory', '--help']):\n"
+             "    assert CliRunner().invoke(main, args).exit_code == 0\n"
+             f"print([m for m in {heavy!r} if m in sys.modules])")
+    loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                            check=True).stdout.strip()
+    assert loaded == "[]"
