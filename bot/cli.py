@@ -63,7 +63,7 @@ def chat(ctx: click.Context, user: str | None) -> None:
 def say(ctx: click.Context, message: str, user: str | None) -> None:
     """Send MESSAGE and print the reply. With '-', answer each line of standard input in turn."""
     settings = load_cli_settings(ctx)
-    logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
+    _log_to_file(settings)  # the person reads replies and reasons here, not log lines
     who = user or settings.user
 
     async def work(companion: Companion) -> bool:
@@ -94,6 +94,9 @@ async def _say_one(companion: Companion, user_id: str, text: str) -> bool:
 
     if is_command(text):
         answer = await companion.commands.run(user_id, text)
+        if answer.failed:  # unknown, misused or refused: say why, and exit non-zero
+            click.echo(answer.text, err=True)
+            return False
         click.echo(answer.text)
         if answer.attachment is not None:
             folder = companion.settings.resolved_data_dir / "exports"
@@ -145,7 +148,7 @@ def version() -> None:
 
 
 def _log_to_file(settings: Settings) -> None:
-    # The TUI owns the terminal: logs go to a file in the data folder.
+    # The TUI owns the terminal, and `say` prints replies: logs go to a file in the data folder.
     settings.resolved_data_dir.mkdir(parents=True, exist_ok=True)
     logging.basicConfig(
         level=logging.INFO,

@@ -214,3 +214,16 @@ def test_version_and_help_do_not_load_the_stores_or_the_models() -> None:
     loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                             check=True).stdout.strip()
     assert loaded == "[]"
+
+
+@pytest.mark.parametrize("command", ["/forget nosuchid", "/nosuchcommand", "/persona nobody",
+                                     "/share maybe", "/admin stats"])
+def test_a_command_that_cannot_be_done_exits_nonzero_saying_why(
+    env: dict[str, str], command: str
+) -> None:
+    result = _run(["say", "--user", "bob", command], env)  # bob is no admin
+    assert result.returncode == 1
+    assert result.stdout == ""
+    [why] = result.stderr.strip().splitlines()  # one line that says why, and no log line
+    assert "WARNING" not in why and "Traceback" not in why
+    assert _run(["say", "/help"], env).returncode == 0

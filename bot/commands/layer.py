@@ -82,30 +82,31 @@ class Commands:
         """`private` is False in group chats and server channels, where others read along."""
         name, args = parse_command(text)
         if not private and name in PRIVATE_ONLY:
-            return CommandReply(PRIVATE_PLEASE.format(name=name))
+            return CommandReply(PRIVATE_PLEASE.format(name=name), failed=True)
         if name == "admin":
             return await self._run_admin(user_id, args)
         if name == "teach":  # the fact as typed: quotes are part of it
             args = [teach_command(text) or ""]
         handler = self._handlers.get(name)
         if handler is None:
-            return CommandReply(f"Unknown command /{name}. Type /help for the list.")
+            return CommandReply(f"Unknown command /{name}. Type /help for the list.",
+                                failed=True)
         # In line with the user's messages: /forget never races a reply being written.
         async with self._dialogue.user_lock(user_id):
             try:
                 return await handler(user_id, args)
             except UserFacingError as error:
-                return CommandReply(str(error))
+                return CommandReply(str(error), failed=True)
 
     async def _run_admin(self, user_id: str, args: list[str]) -> CommandReply:
         if not self._access.is_admin(user_id):
             log.warning("Refused /admin %s from %s, who is not an admin", " ".join(args), user_id)
-            return CommandReply(REFUSAL)
+            return CommandReply(REFUSAL, failed=True)
         log.info("Admin %s ran /admin %s", user_id, " ".join(args))
         try:
             return await self._admin.run(args, user_id)
         except UserFacingError as error:
-            return CommandReply(str(error))
+            return CommandReply(str(error), failed=True)
 
     async def _help(self, user_id: str, args: list[str]) -> CommandReply:
         if self._access.is_admin(user_id):

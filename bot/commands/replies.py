@@ -35,6 +35,9 @@ class Attachment:
 class CommandReply:
     text: str
     attachment: Attachment | None = None
+    # The command could not be done (unknown, misused, refused, nothing with that id): the
+    # text says why, and a script sees it in the exit status.
+    failed: bool = False
 
 
 def short_id(topic_id: str) -> str:

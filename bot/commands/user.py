@@ -142,7 +142,7 @@ class UserCommands:
 
     async def forget(self, user_id: str, args: list[str]) -> CommandReply:
         if not args:
-            return CommandReply("Usage: /forget <id> or /forget all")
+            return CommandReply("Usage: /forget <id> or /forget all", failed=True)
         return CommandReply(await forget_memories(self._dialogue, self._stores(), user_id, args[0]))
 
     def _stores(self) -> Stores:
@@ -151,7 +151,8 @@ class UserCommands:
     async def share(self, user_id: str, args: list[str]) -> CommandReply:
         choice = args[0].lower() if args else ""
         if choice not in {"", "on", "off"}:
-            return CommandReply("Usage: /share on, /share off, or /share to see where you stand")
+            return CommandReply("Usage: /share on, /share off, or /share to see where you stand",
+                                failed=True)
         return CommandReply(await self._sharing.opt(user_id, None if not choice
                                                     else choice == "on"))
 
@@ -164,7 +165,8 @@ class UserCommands:
     async def feedback(self, user_id: str, args: list[str]) -> CommandReply:
         if args and args[0].lower() == "forget":
             if len(args) < 2:
-                return CommandReply("Usage: /feedback forget <id> (ids are in /feedback)")
+                return CommandReply("Usage: /feedback forget <id> (ids are in /feedback)",
+                                    failed=True)
             return CommandReply(await forget_feedback(self._feedback, user_id, args[1]))
         mine = await self._feedback.list_mine(user_id)
         if not mine:
@@ -200,7 +202,8 @@ class UserCommands:
     async def taught(self, user_id: str, args: list[str]) -> CommandReply:
         if args and args[0].lower() == "forget":
             if len(args) < 2:
-                return CommandReply("Usage: /taught forget <id> (ids are in /taught), or all")
+                return CommandReply("Usage: /taught forget <id> (ids are in /taught), or all",
+                                    failed=True)
             return CommandReply(await self._forget_taught(user_id, args[1]))
         taught = await self._facts.newest(user_id, MAX_TAUGHT_LISTED, origin=Origin.TAUGHT)
         if not taught:
