@@ -11,6 +11,7 @@ import click
 
 from bot.cli_common import load_cli_settings, run_with_companion, user_option
 from bot.errors import InputRejected
+from bot.wording import counted
 
 if TYPE_CHECKING:
     from bot.app import Companion
@@ -69,10 +70,11 @@ async def _overview(companion: Companion, who: str, round_count: int) -> dict[st
 
 
 def _print_overview(report: dict[str, Any]) -> None:
-    click.echo(f"User {report['user']}: {report['rounds_total']} rounds "
+    click.echo(f"User {report['user']}: {counted(report['rounds_total'], 'round')} "
                f"({report['rounds_unsummarized']} not yet summarized), "
-               f"{report['topics_total']} topics, {report['facts_total']} facts")
-    click.echo(f"\nLast {len(report['recent_rounds'])} rounds:")
+               f"{counted(report['topics_total'], 'topic')}, "
+               f"{counted(report['facts_total'], 'fact')}")
+    click.echo(f"\nLast {counted(len(report['recent_rounds']), 'round')}:")
     for r in report["recent_rounds"]:
         click.echo(f"  #{r['id']} [{r['status']}] you: {r['user']}")
         if r["reply"]:
@@ -82,7 +84,7 @@ def _print_overview(report: dict[str, Any]) -> None:
         click.echo(f"  [{t['id'][:8]}] {t['label']}: {t['description']}")
     if not report["topics"]:
         click.echo("  (none yet: topics are summarized from the rounds over time)")
-    click.echo(f"\nNewest {len(report['newest_facts'])} facts:")
+    click.echo(f"\nNewest {counted(len(report['newest_facts']), 'fact')}:")
     for f in report["newest_facts"]:
         click.echo(f"  [{f['id'][:8]}] {f['said_at'][:10]} {f['said_by']}: {f['text']}")
 
@@ -146,7 +148,7 @@ def unmerge(ctx: click.Context, topic_id: str, user: str | None) -> None:
     restored = run_with_companion(settings, work)
     if not restored:
         raise click.ClickException(f"No merged topic {topic_id} for this user.")
-    click.echo(f"Restored {restored} descriptions; the merged topic is gone.")
+    click.echo(f"Restored {counted(restored, 'description')}; the merged topic is gone.")
 
 
 @memory.command()
@@ -187,6 +189,6 @@ def ingest(ctx: click.Context, file: Any, user: str | None, no_jobs: bool) -> No
                                           progress=bar.update)
 
     report = run_with_companion(settings, work)
-    click.echo(f"Imported {len(exchanges)} rounds for {who}.")
+    click.echo(f"Imported {counted(len(exchanges), 'round')} for {who}.")
     if report is not None:
         _print_report(report)

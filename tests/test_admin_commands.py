@@ -88,7 +88,7 @@ async def test_an_admin_runs_upkeep_and_forgets_for_a_user(
     )
     assert "telegram:7" not in await _run(companion, ADMIN, "/admin jobs")
     summarized = await _run(companion, ADMIN, "/admin summarize telegram:7")
-    assert summarized.startswith("telegram:7: summarized 1 windows")
+    assert summarized.startswith("telegram:7: summarized 1 window,")
     assert await companion.topics.count("telegram:7") >= 1
     facts = await _run(companion, ADMIN, "/admin facts telegram:7")
     assert "you said: I work at a bakery in Lyon." in facts

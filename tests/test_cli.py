@@ -49,7 +49,7 @@ def test_say_prints_the_reply_and_remembers_it(env: dict[str, str], llm: Scripte
     assert report["recent_rounds"][0]["user"] == "I play table tennis"
     assert report["recent_rounds"][0]["reply"] == "Table tennis is a great sport!"
     text = _run(["memory", "--user", "ana"], env).stdout
-    assert "User ana: 1 rounds (1 not yet summarized), 0 topics" in text
+    assert "User ana: 1 round (1 not yet summarized), 0 topics" in text
 
 
 def test_say_dash_holds_a_conversation_from_stdin(env: dict[str, str], llm: ScriptedLLM) -> None:

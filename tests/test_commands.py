@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 
 from bot.app import Companion
 from bot.inbound import Incoming
+from bot.wording import counted
 from memory.types import Fact, Speaker
 from tests.fakes.openai_server import ScriptedLLM
 
@@ -61,7 +62,7 @@ async def test_forget_all_clears_rounds_and_topics_of_that_user_only(
         await companion.add_topic(user, "hobbies", "The host plays table tennis.")
         await _chat(companion, user, "I love table tennis")
     answer = await _run(companion, "ana", "/forget all")
-    assert answer == ("Forgotten: 1 rounds, 1 topics, 0 facts, 0 corrections and 0 shared "
+    assert answer == ("Forgotten: 1 round, 1 topic, 0 facts, 0 corrections and 0 shared "
                       "exchanges. We start afresh.")
     assert await companion.rounds.count_rounds("ana") == 0
     assert await companion.topics.count("ana") == 0
@@ -110,7 +111,8 @@ async def test_export_is_a_json_file_of_all_my_data_and_only_mine(
     await _chat(companion, "ana", "I love table tennis 🏓")
     await _chat(companion, "ben", "I bake bread")
     answer = await companion.commands.run("ana", "/export")
-    assert answer.text.startswith("Here is everything I store about you: 1 rounds, 1 topic")
+    assert answer.text.startswith(
+        "Here is everything I store about you: 1 round, 1 topic description")
     assert answer.attachment is not None
     assert answer.attachment.filename.endswith(".json")
     data = json.loads(answer.attachment.content)
@@ -178,14 +180,14 @@ async def test_export_and_forget_all_cover_facts(companion: Companion) -> None:
     await _facts(companion, "ben", "I am a baker in Lyon.")
     answer = await companion.commands.run("ana", "/export")
     data = json.loads(answer.attachment.content)
-    assert "1 facts" in answer.text
+    assert "1 fact and" in answer.text
     assert data["facts"] == [{
         "id": data["facts"][0]["id"], "text": "I adopted a cat named Miso.", "said_by": "you",
         "said_at": "2023-05-08T13:56:00+00:00", "from_rounds": [1], "origin": "said",
         "status": "active", "superseded_by": None, "about": "user", "confidence": 0.8,
         "times_said": 1}]
     assert "baker" not in answer.attachment.content.decode()
-    assert "1 facts" in await _run(companion, "ana", "/forget all")
+    assert "1 fact," in await _run(companion, "ana", "/forget all")
     data = json.loads((await companion.commands.run("ana", "/export")).attachment.content)
     assert data["facts"] == []
     assert await companion.facts.count("ben") == 1
@@ -198,3 +200,9 @@ async def test_why_says_how_each_memory_was_found(companion: Companion, llm: Scr
     line = next(line for line in why.splitlines() if cat.id[:8] in line)
     assert "fact (you), 8 May 2023, by words and meaning (similarity 0." in line
     assert "words " in line and line.endswith("I adopted a cat named Miso.")
+
+
+def test_counts_agree_with_their_nouns() -> None:
+    assert [counted(n, "round") for n in (0, 1, 2)] == ["0 rounds", "1 round", "2 rounds"]
+    assert counted(1, "entry", "entries") == "1 entry"
+    assert counted(3, "entry", "entries") == "3 entries"

@@ -169,7 +169,7 @@ async def test_taught_facts_are_listed_forgotten_and_shown_to_admins(
         short = cello.split("]")[0].lstrip("[")
         assert "cello" in await run(companion, f"/taught forget {short}")
         assert "cello" not in await run(companion, "/taught")
-        assert "1 facts you taught me" in await run(companion, "/taught forget all")
+        assert "1 fact you taught me" in await run(companion, "/taught forget all")
         assert await companion.facts.count("ana") == 0
 
 

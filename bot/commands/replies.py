@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bot.prompt import day
+from bot.wording import counted
 from jobs.queue import Job
 from jobs.worker import SweepReport
 from memory.types import (
@@ -163,22 +164,22 @@ def superseded_line(fact: Fact) -> str:
 def job_line(job: Job) -> str:
     what = (f"rounds {job.first_round_id}-{job.last_round_id}" if job.kind in ("summarize", "facts")
             else "new beliefs" if job.kind == "beliefs"
-            else f"label '{job.label_key}' ({len(job.topic_ids)} descriptions)")
+            else f"label '{job.label_key}' ({counted(len(job.topic_ids), 'description')})")
     error = f"  last error: {job.last_error}" if job.last_error else ""
     return (f"#{job.id} {job.status:<8} {job.kind:<9} {job.user_id}  {what}  "
             f"attempts={job.attempts}{error}")
 
 
 def sweep_line(report: SweepReport) -> str:
-    backfill = (f", facts found for {report.backfilled} earlier windows"
+    backfill = (f", facts found for {counted(report.backfilled, 'earlier window')}"
                 if report.backfilled else "")
-    beliefs = (f", checked {report.beliefs_checked} new beliefs ({report.superseded} superseded)"
-               if report.beliefs_checked else "")
-    abandoned = (f", {report.abandoned_rounds} messages whose reply never came marked failed"
-                 if report.abandoned_rounds else "")
-    return (f"summarized {report.summarized} windows, merged {report.merged} labels{backfill}"
-            f"{beliefs}, {report.failed} failed (retried later), {report.reindexed} index repairs"
-            f"{abandoned}")
+    beliefs = (f", checked {counted(report.beliefs_checked, 'new belief')} "
+               f"({report.superseded} superseded)" if report.beliefs_checked else "")
+    abandoned = (f", {counted(report.abandoned_rounds, 'message')} whose reply never came "
+                 "marked failed" if report.abandoned_rounds else "")
+    return (f"summarized {counted(report.summarized, 'window')}, merged "
+            f"{counted(report.merged, 'label')}{backfill}{beliefs}, {report.failed} failed "
+            f"(retried later), {counted(report.reindexed, 'index repair')}{abandoned}")
 
 
 def save_attachment(attachment: Attachment, folder: Path) -> Path:

@@ -21,6 +21,7 @@ from bot.errors import UserFacingError
 from bot.retraction import Retractions, described
 from bot.sharing import Sharing
 from bot.teaching import TEACH_USAGE, Teaching, taught_note
+from bot.wording import counted
 from memory.facts import FactStore
 from memory.feedback import FeedbackMemory
 from memory.pool import SharedPool
@@ -178,9 +179,10 @@ class UserCommands:
         stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
         content = json.dumps(data, ensure_ascii=False, indent=2).encode("utf-8")
         return CommandReply(
-            f"Here is everything I store about you: {len(data['rounds'])} rounds, "
-            f"{len(data['topics'])} topic descriptions, {len(data['facts'])} facts and "
-            f"{len(data['feedback'])} corrections.",
+            f"Here is everything I store about you: {counted(len(data['rounds']), 'round')}, "
+            f"{counted(len(data['topics']), 'topic description')}, "
+            f"{counted(len(data['facts']), 'fact')} and "
+            f"{counted(len(data['feedback']), 'correction')}.",
             Attachment(f"companion-export-{stamp}.json", content),
         )
 
@@ -215,7 +217,7 @@ class UserCommands:
         if what.lower() == "all":
             count = await self._facts.forget_taught(user_id)
             self._dialogue.forget_last_recall(user_id)
-            return f"Forgotten: {count} facts you taught me."
+            return f"Forgotten: {counted(count, 'fact')} you taught me."
         found = [f for f in await self._facts.find(user_id, what) if f.origin is Origin.TAUGHT]
         if len(found) != 1:
             problem = "Nothing you taught me" if not found else "More than one taught fact"
@@ -246,8 +248,9 @@ async def forget_memories(dialogue: Dialogue, stores: Stores, user_id: str, what
         round_count = await stores.rounds.forget_rounds(user_id)
         pool_count = await _forget_shared(stores.pool, user_id)
         dialogue.forget_last_recall(user_id)
-        return (f"Forgotten: {round_count} rounds, {topic_count} topics, {fact_count} facts, "
-                f"{feedback_count} corrections and {pool_count} shared exchanges. "
+        return (f"Forgotten: {counted(round_count, 'round')}, {counted(topic_count, 'topic')}, "
+                f"{counted(fact_count, 'fact')}, {counted(feedback_count, 'correction')} and "
+                f"{counted(pool_count, 'shared exchange')}. "
                 "We start afresh.")
     memory = await _find_memory(stores, user_id, what)
     if isinstance(memory, Topic):
@@ -267,7 +270,7 @@ async def _forget_shared(pool: SharedPool | None, user_id: str) -> int:
 async def forget_feedback(feedback: FeedbackMemory, user_id: str, what: str) -> str:
     """Forget one of the user's corrections by id prefix, or all of them."""
     if what.lower() == "all":
-        return f"Forgotten: {await feedback.forget(user_id)} corrections."
+        return f"Forgotten: {counted(await feedback.forget(user_id), 'correction')}."
     try:
         item = await feedback.find(what, user_id)
     except LookupError as error:

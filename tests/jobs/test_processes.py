@@ -70,7 +70,7 @@ def test_a_worker_killed_mid_job_loses_nothing(tmp_path: Path, llm: ScriptedLLM)
     llm.enqueue("1. The host and I talked about hobbies, and the host said: he plays table "
                 "tennis every Tuesday at the club.")
     swept = _companion(env, "memory", "sweep")
-    assert "summarized 1 windows" in swept.stdout
+    assert "summarized 1 window," in swept.stdout
     report = _report(env)
     assert (report["topics_total"], report["rounds_unsummarized"]) == (1, 0)
     assert [f["text"] for f in report["newest_facts"]] == ["I play table tennis every Tuesday."]
