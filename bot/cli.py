@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import os
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import aclosing
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
@@ -21,6 +23,7 @@ from bot.settings import Settings
 
 if TYPE_CHECKING:
     from bot.app import Companion
+    from memory.types import Recall
 
 # The stores, models and UI are imported inside the commands that use them: `companion version`
 # and `--help` answer at once instead of loading chromadb, onnxruntime and openai first.
@@ -59,8 +62,10 @@ def chat(ctx: click.Context, user: str | None) -> None:
 @main.command()
 @click.argument("message")
 @user_option
+@click.option("--json", "as_json", is_flag=True,
+              help="Print one JSON object per reply, with the memories it used.")
 @click.pass_context
-def say(ctx: click.Context, message: str, user: str | None) -> None:
+def say(ctx: click.Context, message: str, user: str | None, as_json: bool) -> None:
     """Send MESSAGE and print the reply. With '-', answer each line of standard input in turn."""
     settings = load_cli_settings(ctx)
     _log_to_file(settings)  # the person reads replies and reasons here, not log lines
@@ -68,8 +73,17 @@ def say(ctx: click.Context, message: str, user: str | None) -> None:
 
     async def work(companion: Companion) -> bool:
         ok = True
+        answered = 0
         async for text in _messages(message):
-            ok = await _say_one(companion, who, text) and ok
+            if answered and not as_json:
+                click.echo()  # a blank line between two replies
+            said = await _say_one(companion, who, text, streaming=not as_json)
+            if as_json:
+                click.echo(json.dumps(said.as_json(), ensure_ascii=False))
+            else:
+                said.print()
+            ok = said.ok and ok
+            answered += 1
         return ok
 
     if not run_with_companion(settings, work):
@@ -86,38 +100,89 @@ async def _messages(message: str) -> AsyncIterator[str]:
             yield line.rstrip("\n")
 
 
-async def _say_one(companion: Companion, user_id: str, text: str) -> bool:
+@dataclass
+class _Said:
+    """What one message got: the reply (or a command's answer), or why there was none."""
+
+    message: str
+    reply: str = ""
+    problem: str = ""
+    command: bool = False
+    memories: list[dict[str, Any]] = field(default_factory=list)
+    saved_to: str = ""
+    streamed: bool = False  # the reply was printed as it came
+
+    @property
+    def ok(self) -> bool:
+        return not self.problem
+
+    def print(self) -> None:
+        if self.streamed:
+            click.echo()  # end the reply's line
+        elif self.reply:
+            click.echo(self.reply)
+        if self.saved_to:
+            click.echo(f"Saved to {self.saved_to}")
+        if self.problem:
+            click.echo(self.problem, err=True)
+
+    def as_json(self) -> dict[str, Any]:
+        return {"message": self.message, "command": self.command, "reply": self.reply,
+                "problem": self.problem or None, "memories": self.memories,
+                **({"saved_to": self.saved_to} if self.saved_to else {})}
+
+
+async def _say_one(companion: Companion, user_id: str, text: str, *, streaming: bool) -> _Said:
+    """Send one message (or command); with `streaming`, print the reply as it comes."""
     from bot.commands import is_command
     from bot.commands.replies import save_attachment
-    from bot.dialogue import Delta, Failed, Finished, Refused
+    from bot.dialogue import Delta, Failed, Finished, Recalled, Refused
     from bot.inbound import Incoming
 
+    said = _Said(text)
     if is_command(text):
         answer = await companion.commands.run(user_id, text)
+        said.command = True
         if answer.failed:  # unknown, misused or refused: say why, and exit non-zero
-            click.echo(answer.text, err=True)
-            return False
-        click.echo(answer.text)
+            said.problem = answer.text
+            return said
+        said.reply = answer.text
         if answer.attachment is not None:
             folder = companion.settings.resolved_data_dir / "exports"
             path = await asyncio.to_thread(save_attachment, answer.attachment, folder)
-            click.echo(f"Saved to {path}")
-        return True
-    started = False
+            said.saved_to = str(path)
+        return said
+    recall = None
     async with aclosing(companion.dialogue.respond(Incoming(user_id, text))) as events:
         async for event in events:
             match event:
+                case Recalled(found):
+                    recall = found
                 case Delta(piece):
-                    click.echo(piece, nl=False)
-                    started = True
-                case Finished():
-                    click.echo()
+                    said.reply += piece
+                    if streaming:
+                        click.echo(piece, nl=False)
+                        said.streamed = True
+                case Finished(reply, _, cited):
+                    said.reply = reply
+                    said.memories = [] if recall is None else _memories(recall, cited)
                 case Failed(message) | Refused(message):
-                    if started:  # end the partial reply's line: the next reply starts afresh
-                        click.echo()
-                    click.echo(message, err=True)
-                    return False
-    return True
+                    said.problem = message
+    return said
+
+
+def _memories(recall: Recall, cited: Sequence[int]) -> list[dict[str, Any]]:
+    """The numbered memories a reply was given, as its prompt numbered them."""
+    from memory.types import Fact, Feedback, Topic
+
+    listed = []
+    for number, item in enumerate(recall.numbered(), start=1):
+        kind, text = (("topic", item.description) if isinstance(item, Topic)
+                      else ("correction", item.feedback) if isinstance(item, Feedback)
+                      else ("fact", item.text) if isinstance(item, Fact) else ("", ""))
+        listed.append({"number": number, "kind": kind, "id": item.id, "text": text,
+                       "cited": number in cited})
+    return listed
 
 
 @main.command()

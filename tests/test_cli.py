@@ -55,9 +55,26 @@ def test_say_prints_the_reply_and_remembers_it(env: dict[str, str], llm: Scripte
 def test_say_dash_holds_a_conversation_from_stdin(env: dict[str, str], llm: ScriptedLLM) -> None:
     llm.enqueue("Hi Ana!", "You said your name is Ana.")
     said = _run(["say", "-"], env, stdin="My name is Ana\n\nWhat is my name?\n")
-    assert said.stdout == "Hi Ana!\nYou said your name is Ana.\n"
+    assert said.stdout == "Hi Ana!\n\nYou said your name is Ana.\n"  # apart, not back to back
     assert "Host: My name is Ana" in llm.last_system_prompt
     assert len(llm.chat_requests) == 2  # the blank line was skipped
+
+
+def test_say_json_prints_one_object_per_reply_with_the_memories_it_used(
+    env: dict[str, str], llm: ScriptedLLM
+) -> None:
+    llm.enqueue("Lovely!", "Lea [1].")
+    said = _run(["say", "--json", "-"], env,
+                stdin="Remember that my sister's name is Lea\nWhat is my sister called?\n"
+                      "/nosuchcommand\n")
+    taught, answered, refused = [json.loads(line) for line in said.stdout.splitlines()]
+    assert taught["message"] == "Remember that my sister's name is Lea"
+    assert taught["reply"].startswith("Noted, I'll remember")
+    assert answered["reply"] == "Lea."  # as a person reads it: the mark is out
+    [cited] = [m for m in answered["memories"] if m["cited"]]
+    assert cited["kind"] == "fact" and "Lea" in cited["text"] and cited["number"] == 1
+    assert refused["command"] and refused["problem"].startswith("Unknown command")
+    assert said.returncode == 1  # one of them could not be done
 
 
 def test_model_outage_exits_nonzero_with_a_clear_message(
