@@ -11,6 +11,7 @@ from contextlib import aclosing
 from bot.access import AccessPolicy, Admission
 from bot.commands import Commands, is_command
 from bot.dialogue import Delta, Dialogue, Failed, Finished, Refused
+from bot.frontends.disguise import undisguised
 from bot.frontends.surface import StreamedReply, Surface, send_text, typing_shown
 from bot.inbound import Incoming
 from bot.sharing import Sharing
@@ -94,7 +95,7 @@ class FrontDesk:
     async def _command(self, incoming: Incoming, surface: Surface) -> None:
         answer = await self._commands.run(incoming.user_id, incoming.text, private=incoming.private)
         if answer.attachment is not None:
-            await surface.send_file(answer.text, answer.attachment)
+            await surface.send_file(undisguised(answer.text), answer.attachment)
         else:
             await send_text(surface, answer.text)
 

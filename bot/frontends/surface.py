@@ -9,6 +9,7 @@ from contextlib import asynccontextmanager
 from typing import Any, Protocol
 
 from bot.commands import Attachment
+from bot.frontends.disguise import undisguised
 from bot.frontends.split import split_message
 
 TYPING_EVERY_SECONDS = 4.0  # Telegram shows "typing…" for 5 s, Discord for 10 s
@@ -57,7 +58,7 @@ class StreamedReply:
             return
         if not final and self._clock() - self._last_shown < self._interval:
             return
-        for index, piece in enumerate(split_message(text, self._surface.limit)):
+        for index, piece in enumerate(split_message(undisguised(text), self._surface.limit)):
             if index >= len(self._handles):
                 self._handles.append(await self._surface.send(piece))
                 self._shown.append(piece)
@@ -74,7 +75,7 @@ class StreamedReply:
 
 async def send_text(surface: Surface, text: str) -> None:
     """A whole message, in as many pieces as the platform needs."""
-    for piece in split_message(text, surface.limit):
+    for piece in split_message(undisguised(text), surface.limit):
         await surface.send(piece)
 
 

@@ -328,3 +328,20 @@ async def test_a_thumbs_up_on_a_reply_makes_it_a_candidate_for_the_shared_pool(
     await served.answered(ANN, 4)
     [entry] = await served.companion.pool.pool.rows.of_user(f"telegram:{ANN}")
     assert entry.status.value == "rejected"
+
+
+async def test_text_that_could_disguise_itself_is_shown_plainly_and_stored_as_it_came(
+    served: Served, fake: FakeTelegram, llm: ScriptedLLM
+) -> None:
+    # Shown as is, U+202E would make "invoice\u202efdp.exe" read "invoiceexe.pdf".
+    disguised = "Open invoice\u202efdp.exe, it is from your\u200b bank"
+    llm.enqueue(disguised)
+    fake.private_message(ANN, "anything new?")
+    assert await served.answered(ANN) == ["Open invoicefdp.exe, it is from your bank"]
+    [round_] = await served.companion.rounds.recent_rounds(f"telegram:{ANN}", 5)
+    assert round_.reply_text == disguised  # the record keeps what was said
+    family = ("our family \U0001F468\u200d\U0001F469\u200d\U0001F467 in "
+              "\u05e2\u05d1\u05e8\u05d9\u05ea\u200f")
+    llm.enqueue(family)
+    fake.private_message(ANN, "and you?")
+    assert (await served.answered(ANN, 2))[1] == family  # joiners and RTL marks stay
