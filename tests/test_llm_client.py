@@ -6,6 +6,7 @@ import pytest
 from openai import AsyncOpenAI
 
 from bot.errors import ModelUnavailable
+from bot.llm.base import CUT_SHORT
 from bot.llm.openai_chat import OpenAIChat
 from tests.fakes.openai_server import Error, Reply, ScriptedLLM
 
@@ -69,3 +70,10 @@ async def test_bad_api_key_is_explained(llm: ScriptedLLM) -> None:
     llm.enqueue(Error(401, "invalid key"))
     with pytest.raises(ModelUnavailable, match="refused our API key"):
         await _collect(_chat(llm.base_url))
+
+
+async def test_a_reply_cut_by_the_token_limit_ends_visibly(llm: ScriptedLLM) -> None:
+    llm.enqueue(Reply("I went swimm", finish="length"), "All done.")
+    chat = _chat(llm.base_url)
+    assert "".join(await _collect(chat)) == "I went swimm" + CUT_SHORT
+    assert "".join(await _collect(chat)) == "All done."

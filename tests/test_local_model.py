@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from bot.errors import ModelUnavailable
+from bot.llm.base import CUT_SHORT
 from bot.llm.local_llama import LocalLlama
 from memory.embeddings.packaged import smollm2_model_file
 
@@ -55,3 +56,11 @@ async def test_a_file_that_is_not_a_model_is_reported(tmp_path: Path) -> None:
     with pytest.raises(ModelUnavailable, match="could not be loaded"):
         async for _ in _model(broken).stream(MESSAGES):  # type: ignore[arg-type]
             pass
+
+
+async def test_a_reply_cut_by_the_token_limit_ends_visibly() -> None:
+    model = LocalLlama(smollm2_model_file(), context_tokens=2048, threads=2, temperature=0.7,
+                       max_tokens=8)
+    pieces = [piece async for piece in model.stream(MESSAGES)]  # type: ignore[arg-type]
+    await model.aclose()
+    assert pieces[-1] == CUT_SHORT and len(pieces) > 2  # a long story never fits in 8 tokens

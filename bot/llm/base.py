@@ -14,10 +14,16 @@ class ChatMessage(TypedDict):
     content: str
 
 
+# The last piece of a reply the model stopped because it reached its token limit: the reader
+# sees that it was cut ("I went swimm…"), not a reply that ends mid-word for no reason.
+CUT_SHORT = "…"
+
+
 class ChatModel(Protocol):
     """Streams a reply to a list of messages.
 
-    Yields text pieces as they are generated. Raises `ModelUnavailable` (with a message fit for
+    Yields text pieces as they are generated, and `CUT_SHORT` last when the token limit cut
+    the reply. Raises `ModelUnavailable` (with a message fit for
     the user) when the model cannot be reached or fails, possibly after some pieces.
     """
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.errors import ModelUnavailable
-from bot.llm.base import ChatMessage
+from bot.llm.base import CUT_SHORT, ChatMessage
 
 _DONE = object()
 
@@ -112,9 +112,11 @@ class LocalLlama:
         )
         with closing(chunks):
             for chunk in chunks:
-                piece = chunk["choices"][0]["delta"].get("content")
-                if piece:
+                choice = chunk["choices"][0]
+                if piece := choice["delta"].get("content"):
                     yield piece
+                if choice.get("finish_reason") == "length":
+                    yield CUT_SHORT
 
     async def aclose(self) -> None:
         async with self._lock:

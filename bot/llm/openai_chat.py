@@ -8,7 +8,7 @@ import openai
 from openai import AsyncOpenAI
 
 from bot.errors import ModelUnavailable
-from bot.llm.base import ChatMessage
+from bot.llm.base import CUT_SHORT, ChatMessage
 
 
 class OpenAIChat:
@@ -38,8 +38,12 @@ class OpenAIChat:
             )
             try:
                 async for chunk in response:
-                    if chunk.choices and (piece := chunk.choices[0].delta.content):
+                    if not chunk.choices:
+                        continue
+                    if piece := chunk.choices[0].delta.content:
                         yield piece
+                    if chunk.choices[0].finish_reason == "length":
+                        yield CUT_SHORT
             finally:  # a caller that stops early must not leave the server generating
                 await response.close()
         except openai.APITimeoutError as error:

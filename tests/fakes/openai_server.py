@@ -28,6 +28,7 @@ class Reply:
     text: str
     delay: float = 0.0
     fail_after: int | None = None  # drop the connection after this many pieces
+    finish: str = "stop"  # "length": the reply reached max_tokens
 
 
 @dataclass(frozen=True)
@@ -148,7 +149,7 @@ async def _write_pieces(request: web.Request, response: web.StreamResponse, item
             return
         await asyncio.sleep(item.delay)
         await response.write(f"data: {json.dumps(_chunk(piece))}\n\n".encode())
-    await response.write(f"data: {json.dumps(_chunk(None, finish='stop'))}\n\n".encode())
+    await response.write(f"data: {json.dumps(_chunk(None, finish=item.finish))}\n\n".encode())
     await response.write(b"data: [DONE]\n\n")
 
 
