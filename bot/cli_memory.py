@@ -15,6 +15,7 @@ from bot.wording import counted
 
 if TYPE_CHECKING:
     from bot.app import Companion
+    from bot.ingest import Imported
     from jobs.worker import MemoryWorker, SweepReport
 
 
@@ -183,12 +184,14 @@ def ingest(ctx: click.Context, file: Any, user: str | None, no_jobs: bool) -> No
     except InputRejected as rejection:
         raise click.ClickException(f"{Path(file.name).name}: {rejection}") from rejection
 
-    async def work(companion: Companion) -> SweepReport | None:
+    async def work(companion: Companion) -> Imported:
         with tqdm(total=len(exchanges), unit="round", desc="Importing") as bar:
             return await store_and_upkeep(companion, who, exchanges, run_jobs=not no_jobs,
                                           progress=bar.update)
 
-    report = run_with_companion(settings, work)
-    click.echo(f"Imported {counted(len(exchanges), 'round')} for {who}.")
-    if report is not None:
-        _print_report(report)
+    imported = run_with_companion(settings, work)
+    skipped = (f"; skipped {counted(imported.skipped, 'round')} stored before (the same "
+               "message at the same time)" if imported.skipped else "")
+    click.echo(f"Imported {counted(imported.stored, 'round')} for {who}{skipped}.")
+    if imported.report is not None:
+        _print_report(imported.report)

@@ -4,17 +4,21 @@ Each line is `{"role": "user" | "assistant", "text": "...", "timestamp": ...}` (
 optional: ISO 8601 or seconds since the epoch). A user line and the assistant line after it make
 one round; an assistant line with no user line before it (the companion spoke first) is a round
 of its own. The whole file is checked before anything is stored, and every round keeps its time.
+Importing a file again stores only what is new: the same message at the same time is skipped.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from bot.errors import InputRejected
 from bot.inbound import clean_message
+from bot.wording import counted
+from memory.sql.rounds import naive_utc
 from memory.types import Exchange
 
 if TYPE_CHECKING:
@@ -22,6 +26,14 @@ if TYPE_CHECKING:
     from jobs.worker import SweepReport
 
 BATCH = 500
+MAX_PROBLEMS = 20  # bad lines named before "... and N more"
+
+
+@dataclass(frozen=True, slots=True)
+class Imported:
+    stored: int
+    skipped: int  # the same message at the same time was stored before (or twice in the file)
+    report: SweepReport | None  # the memory jobs run afterwards, if any
 
 
 async def ingest(
@@ -31,24 +43,47 @@ async def ingest(
     *,
     run_jobs: bool = True,
     progress: Callable[[int], object] = lambda stored: None,
-) -> SweepReport | None:
-    """Store the rounds as if chatted (in batches, `progress` told of each), then run the
-    memory jobs they make due, unless `run_jobs` is False."""
+) -> Imported:
+    """Store the rounds as if chatted (in batches, `progress` told of each), except those
+    stored before, then run the memory jobs they make due, unless `run_jobs` is False."""
+    fresh = _not_stored(exchanges, await companion.rounds.imported_already(user_id, exchanges))
     persona = await companion.dialogue.persona_for(user_id)
-    for start in range(0, len(exchanges), BATCH):
-        batch = exchanges[start:start + BATCH]
+    for start in range(0, len(fresh), BATCH):
+        batch = fresh[start:start + BATCH]
         await companion.rounds.import_rounds(user_id, persona.name, batch)
         progress(len(batch))
-    return await companion.worker.upkeep(user_id) if run_jobs else None
+    report = await companion.worker.upkeep(user_id) if run_jobs else None
+    return Imported(len(fresh), len(exchanges) - len(fresh), report)
+
+
+def _not_stored(exchanges: Sequence[Exchange],
+                stored: set[tuple[datetime, str, str | None]]) -> list[Exchange]:
+    """The exchanges whose time, message and reply are not stored yet. One without a time
+    cannot be told from an earlier import of it: it is stored again."""
+    fresh = []
+    for exchange in exchanges:
+        if exchange.at is not None:
+            key = (naive_utc(exchange.at), exchange.user_text, exchange.reply_text)
+            if key in stored:
+                continue
+            stored.add(key)
+        fresh.append(exchange)
+    return fresh
 
 
 def read_exchanges(lines: Iterable[str], max_chars: int) -> list[Exchange]:
-    """The rounds in a JSONL conversation; raises `InputRejected` naming the first bad line."""
+    """The rounds in a JSONL conversation; raises `InputRejected` naming every bad line (the
+    first `MAX_PROBLEMS` of them) by its line number in the file."""
     exchanges: list[Exchange] = []
+    problems: list[str] = []
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
-        role, text, at = _message(line, number, max_chars)
+        try:
+            role, text, at = _message(line, number, max_chars)
+        except InputRejected as rejection:
+            problems.append(str(rejection))
+            continue
         if role == "user":
             exchanges.append(Exchange(text, None, at))
         elif exchanges and exchanges[-1].reply_text is None:
@@ -56,6 +91,11 @@ def read_exchanges(lines: Iterable[str], max_chars: int) -> list[Exchange]:
             exchanges[-1] = Exchange(last.user_text, text, last.at)
         else:  # the companion spoke first (a greeting, a check-in): a round without a message
             exchanges.append(Exchange("", text, at))
+    if problems:
+        more = len(problems) - MAX_PROBLEMS
+        raise InputRejected("\n".join(problems[:MAX_PROBLEMS]
+                                      + ([f"... and {counted(more, 'more bad line')}"]
+                                         if more > 0 else [])))
     return exchanges
 
 
@@ -63,8 +103,10 @@ def _message(line: str, number: int, max_chars: int) -> tuple[str, str, datetime
     try:
         record: Any = json.loads(line)
         role, text = record["role"], record["text"]
-    except (json.JSONDecodeError, KeyError, TypeError) as error:
-        raise InputRejected(f"Line {number}: not a {{role, text}} JSON object ({error})") from error
+    except json.JSONDecodeError as error:  # its own position is within the line: left out
+        raise InputRejected(f"Line {number}: not JSON ({error.msg})") from error
+    except (KeyError, TypeError) as error:
+        raise InputRejected(f"Line {number}: not a {{role, text}} JSON object") from error
     if role not in ("user", "assistant") or not isinstance(text, str):
         raise InputRejected(f"Line {number}: role must be 'user' or 'assistant', text a string")
     try:

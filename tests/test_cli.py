@@ -177,14 +177,35 @@ def test_ingest_keeps_the_files_times_and_a_companion_that_spoke_first(
     }
 
 
-def test_ingest_refuses_a_bad_file_naming_the_line(env: dict[str, str], tmp_path: Path) -> None:
+def test_ingest_refuses_a_bad_file_naming_every_bad_line(
+    env: dict[str, str], tmp_path: Path
+) -> None:
     path = _jsonl(tmp_path / "bad.jsonl", [{"role": "user", "text": "hi"}])
     with open(path, "a") as out:
-        out.write('{"role": "robot", "text": "beep"}\n')
+        out.write('{"role": "robot", "text": "beep"}\n{"role": "user", "text": "ok"}\n'
+                  '    {"role": "user" "text": "no comma"}\n')
     refused = _run(["ingest", path], env)
     assert refused.returncode == 1
     assert "bad.jsonl: Line 2: role must be 'user' or 'assistant'" in refused.stderr
+    assert "Line 4: not JSON (Expecting ',' delimiter)" in refused.stderr
+    assert "line 1" not in refused.stderr and "column" not in refused.stderr  # the file's lines
     assert json.loads(_run(["memory", "--json"], env).stdout)["rounds_total"] == 0
+
+
+def test_ingesting_a_file_again_stores_only_what_is_new(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    lines = [{"role": "user", "text": "I adopted a cat", "timestamp": "2024-03-01T10:00:00Z"},
+             {"role": "assistant", "text": "What is her name?"},
+             {"role": "user", "text": "Miso", "timestamp": "2024-03-01T10:01:00Z"}]
+    path = _jsonl(tmp_path / "chat.jsonl", lines)
+    assert "Imported 2 rounds for ana." in _run(["ingest", path, "--user", "ana"], env).stdout
+    lines.append({"role": "user", "text": "She sleeps a lot", "timestamp": 1709287320})
+    again = _run(["ingest", _jsonl(tmp_path / "chat.jsonl", lines), "--user", "ana"], env)
+    assert ("Imported 1 round for ana; skipped 2 rounds stored before (the same message at "
+            "the same time).") in again.stdout
+    assert json.loads(_run(["memory", "--user", "ana", "--json"], env).stdout)[
+        "rounds_total"] == 3
 
 
 def _scripted_pool_model(body: dict) -> str:

@@ -85,13 +85,28 @@ class SQLRoundStore:
             {"user_id": user_id, "conversation_id": user_id, "persona": persona,
              "user_text": e.user_text, "reply_text": e.reply_text,
              "status": RoundStatus.ANSWERED.value,
-             "created_at": e.at.astimezone(UTC).replace(tzinfo=None) if e.at else now,
+             "created_at": naive_utc(e.at) if e.at else now,
              "replied_at": now}
             for e in exchanges
         ]
         async with self._engine.begin() as conn:
             await conn.execute(insert(rounds), rows)
             return await add_pending_rounds(conn, user_id, len(rows))
+
+    async def imported_already(
+        self, user_id: str, exchanges: Sequence[Exchange]
+    ) -> set[tuple[datetime, str, str | None]]:
+        """The (time, message, reply) of the timed exchanges that the user's rounds already
+        hold: importing a file twice stores its rounds once."""
+        times = sorted({naive_utc(e.at) for e in exchanges if e.at is not None})
+        found: set[tuple[datetime, str, str | None]] = set()
+        async with self._engine.connect() as conn:
+            for start in range(0, len(times), 500):
+                at = times[start:start + 500]
+                query = (select(rounds.c.created_at, rounds.c.user_text, rounds.c.reply_text)
+                         .where((rounds.c.user_id == user_id) & rounds.c.created_at.in_(at)))
+                found |= {(row[0], row[1], row[2]) for row in (await conn.execute(query)).all()}
+        return found
 
     async def recent_rounds(
         self, user_id: str, limit: int, *, before_id: int | None = None,
@@ -184,3 +199,8 @@ def to_round(row: Any) -> Round:
         status=RoundStatus(row["status"]),
         created_at=as_utc(row["created_at"]),
     )
+
+
+def naive_utc(moment: datetime) -> datetime:
+    """A time as the rounds table stores it: UTC, without a zone."""
+    return moment.astimezone(UTC).replace(tzinfo=None)

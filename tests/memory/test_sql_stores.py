@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from sqlalchemy import Connection, inspect, select, text
@@ -16,7 +17,7 @@ from memory.sql.migrations import MIGRATIONS, migrate
 from memory.sql.profiles import SQLProfileStore
 from memory.sql.rounds import SQLRoundStore
 from memory.sql.tables import schema_migrations
-from memory.types import Fact, Origin, RoundStatus, Speaker
+from memory.types import Exchange, Fact, Origin, RoundStatus, Speaker
 from tests.old_schema import apply_first
 
 TRICKY_TEXTS = [
@@ -199,6 +200,21 @@ async def test_forget_rounds_deletes_only_that_user(engine: AsyncEngine) -> None
     assert await store.count_rounds("alice") == 0
     assert await store.count_rounds("bob") == 1
     assert await store.count_rounds("Alice") == 1  # user ids are exact, case included
+
+
+async def test_imported_rounds_are_found_again_by_their_time_and_text_for_their_user_only(
+    engine: AsyncEngine
+) -> None:
+    store = SQLRoundStore(engine)
+    at = datetime(2024, 3, 1, 10, 0, 0, 123456, tzinfo=UTC)
+    said = [Exchange("I adopted a cat", "What is her name?", at),
+            Exchange("", "Good morning!", at + timedelta(minutes=1)),
+            Exchange("untimed", "ok", None)]
+    await store.import_rounds("ana", "c", said)
+    assert await store.imported_already("ana", said) == {
+        (at.replace(tzinfo=None), "I adopted a cat", "What is her name?"),
+        ((at + timedelta(minutes=1)).replace(tzinfo=None), "", "Good morning!")}
+    assert await store.imported_already("bo", said) == set()
 
 
 async def test_persona_choice_is_remembered_per_user(engine: AsyncEngine) -> None:
