@@ -71,15 +71,22 @@ async def _overview(companion: Companion, who: str, round_count: int) -> dict[st
 
 
 def _print_overview(report: dict[str, Any]) -> None:
+    if not (report["rounds_total"] or report["topics_total"] or report["facts_total"]):
+        click.echo(f"Nothing is stored for user '{report['user']}': no rounds, topics or facts. "
+                   "(Users are named as their frontend names them, e.g. 'telegram:42'.)")
+        return
     click.echo(f"User {report['user']}: {counted(report['rounds_total'], 'round')} "
                f"({report['rounds_unsummarized']} not yet summarized), "
                f"{counted(report['topics_total'], 'topic')}, "
                f"{counted(report['facts_total'], 'fact')}")
-    click.echo(f"\nLast {counted(len(report['recent_rounds']), 'round')}:")
-    for r in report["recent_rounds"]:
-        click.echo(f"  #{r['id']} [{r['status']}] you: {r['user']}")
+    recent = report["recent_rounds"]
+    click.echo(f"\nLast {counted(len(recent), 'round')}:")
+    # Numbered among the user's own rounds (the database's ids run across every user).
+    first = report["rounds_total"] - len(recent) + 1
+    for number, r in enumerate(recent, start=first):
+        click.echo(f"  #{number} [{r['status']}] you: {r['user']}")
         if r["reply"]:
-            click.echo(f"  {' ' * len(str(r['id']))}  companion: {r['reply']}")
+            click.echo(f"  {' ' * len(str(number))}  companion: {r['reply']}")
     click.echo("\nTopics:")
     for t in report["topics"]:
         click.echo(f"  [{t['id'][:8]}] {t['label']}: {t['description']}")

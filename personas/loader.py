@@ -45,6 +45,8 @@ class Persona(BaseModel):
 
     name: str = Field(pattern=r"^[a-z][a-z0-9_-]{0,31}$")
     display_name: str = Field(min_length=1, max_length=40)
+    # One line for the person choosing a persona (/persona); the prompt never sees it.
+    description: str = Field("", max_length=100)
     role_prompt: str = Field(min_length=20)
     greeting: str = Field(min_length=1)
     style_notes: str = ""

@@ -48,8 +48,16 @@ def test_say_prints_the_reply_and_remembers_it(env: dict[str, str], llm: Scripte
     assert report["rounds_total"] == 1
     assert report["recent_rounds"][0]["user"] == "I play table tennis"
     assert report["recent_rounds"][0]["reply"] == "Table tennis is a great sport!"
+    llm.enqueue("Hello Bo!")
+    _run(["say", "--user", "bo", "Hi"], env)  # another user's round in between
+    llm.enqueue("Nice!")
+    _run(["say", "--user", "ana", "I won a match"], env)
     text = _run(["memory", "--user", "ana"], env).stdout
-    assert "User ana: 1 round (1 not yet summarized), 0 topics" in text
+    assert "User ana: 2 rounds (2 not yet summarized), 0 topics" in text
+    assert "#1 [answered] you: I play table tennis" in text  # Ana's first and second, not
+    assert "#2 [answered] you: I won a match" in text  # the database's ids (3 here)
+    nobody = _run(["memory", "--user", "anna"], env).stdout
+    assert nobody.startswith("Nothing is stored for user 'anna'")
 
 
 def test_say_dash_holds_a_conversation_from_stdin(env: dict[str, str], llm: ScriptedLLM) -> None:

@@ -79,7 +79,7 @@ async def test_why_names_the_memories_behind_the_last_reply(
     await _chat(companion, "ana", "hello")
     await _chat(companion, "ana", "Which sport do I play?")
     why = await _run(companion, "ana", "/why")
-    assert "Recency: 1 recent rounds" in why
+    assert "Recency: 1 recent round\n" in why
     relevance = why.split("Relevance")[1].split("Latest")[0]
     assert f"[{hobby.id[:8]}] topic 'hobbies'" in relevance
     assert "by meaning (similarity 0." in relevance
@@ -206,3 +206,12 @@ def test_counts_agree_with_their_nouns() -> None:
     assert [counted(n, "round") for n in (0, 1, 2)] == ["0 rounds", "1 round", "2 rounds"]
     assert counted(1, "entry", "entries") == "1 entry"
     assert counted(3, "entry", "entries") == "3 entries"
+
+
+async def test_persona_lists_each_with_a_line_for_people_not_its_prompt_notes(
+    companion: Companion,
+) -> None:
+    listing = await _run(companion, "ana", "/persona")
+    assert "* companion    Mia: a warm friend who remembers what you tell her" in listing
+    assert "  tutor        Lex: a word tutor" in listing
+    assert "Ask one question" not in listing  # the notes are for the model

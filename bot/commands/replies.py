@@ -115,7 +115,7 @@ def describe_recall(
     clarifications = [clarification_line(c) for c in recall.clarifications]
     to_check = [fact_line(f) for f in recall.to_check]
     numbered = dict(enumerate([*relevance, *latest, *clarifications, *to_check], start=1))
-    lines = [f"Recency: {len(recall.recent)} recent rounds"]
+    lines = [f"Recency: {counted(len(recall.recent), 'recent round')}"]
     if numbered:
         lines.append("My reply relied on:" if cited else "My reply cited no memory.")
         lines += [f"  {n}. {numbered[n]}" for n in cited if n in numbered]

@@ -94,7 +94,8 @@ class UserCommands:
         lines = [f"Talking to {current.display_name} ({current.name}). Personas:"]
         for persona in self._dialogue.personas.values():
             mark = "*" if persona.name == current.name else " "
-            lines.append(f"{mark} {persona.name:<12} {persona.display_name}: {persona.style_notes}")
+            about = f": {persona.description}" if persona.description else ""
+            lines.append(f"{mark} {persona.name:<12} {persona.display_name}{about}")
         lines.append("Switch with /persona <name>.")
         return CommandReply("\n".join(lines))
 
