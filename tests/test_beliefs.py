@@ -145,7 +145,7 @@ async def test_a_tie_is_asked_about_once_and_the_users_answer_settles_it(
     assert f"[{paris.id[:8]}]" in admin.split("Superseded, newest first:")[1]
     assert "by: [" in admin and "you taught me: I live in Lyon now." in admin
     assert [q["status"] for q in (await _export(bank))["questions"]] == ["settled"]
-    await run(bank, "/forget all")
+    await run(bank, "/forget all yes")
     assert (await _export(bank))["questions"] == []
 
 

@@ -61,7 +61,7 @@ async def test_forget_all_clears_rounds_and_topics_of_that_user_only(
     for user in ("ana", "ben"):
         await companion.add_topic(user, "hobbies", "The host plays table tennis.")
         await _chat(companion, user, "I love table tennis")
-    answer = await _run(companion, "ana", "/forget all")
+    answer = await _run(companion, "ana", "/forget all yes")
     assert answer == ("Forgotten: 1 round, 1 topic, 0 facts, 0 corrections and 0 shared "
                       "exchanges. We start afresh.")
     assert await companion.rounds.count_rounds("ana") == 0
@@ -130,7 +130,7 @@ async def test_after_forget_all_export_shows_nothing(
 ) -> None:
     await companion.add_topic("ana", "hobbies", "The host plays table tennis.")
     await _chat(companion, "ana", "I love table tennis")
-    await _run(companion, "ana", "/forget all")
+    await _run(companion, "ana", "/forget all yes")
     data = json.loads((await companion.commands.run("ana", "/export")).attachment.content)
     assert (data["rounds"], data["topics"]) == ([], [])
     assert await companion.search_topics("ana", "table tennis") == []
@@ -187,7 +187,7 @@ async def test_export_and_forget_all_cover_facts(companion: Companion) -> None:
         "status": "active", "superseded_by": None, "about": "user", "confidence": 0.8,
         "times_said": 1}]
     assert "baker" not in answer.attachment.content.decode()
-    assert "1 fact," in await _run(companion, "ana", "/forget all")
+    assert "1 fact," in await _run(companion, "ana", "/forget all yes")
     data = json.loads((await companion.commands.run("ana", "/export")).attachment.content)
     assert data["facts"] == []
     assert await companion.facts.count("ben") == 1
@@ -215,3 +215,18 @@ async def test_persona_lists_each_with_a_line_for_people_not_its_prompt_notes(
     assert "* companion    Mia: a warm friend who remembers what you tell her" in listing
     assert "  tutor        Lex: a word tutor" in listing
     assert "Ask one question" not in listing  # the notes are for the model
+
+
+async def test_forget_all_says_what_would_go_and_deletes_only_when_confirmed(
+    companion: Companion, llm: ScriptedLLM
+) -> None:
+    await companion.add_topic("ana", "hobbies", "The host plays table tennis.")
+    await _chat(companion, "ana", "I love table tennis")
+    asked = await _run(companion, "ana", "/forget all")
+    assert asked == ("This would delete everything I store about you: 1 round, 1 topic, 0 facts, "
+                     "0 corrections and 0 shared exchanges, for good (/export saves a copy "
+                     "first). To go ahead, send /forget all yes")
+    assert await companion.rounds.count_rounds("ana") == 1  # nothing went yet
+    assert await companion.topics.count("ana") == 1
+    assert (await _run(companion, "ana", "/forget all YES")).startswith("Forgotten: 1 round")
+    assert await companion.rounds.count_rounds("ana") == 0

@@ -224,8 +224,8 @@ async def test_feedback_forget_removes_one_and_forget_all_removes_every_correcti
     assert [f.id for f in await tutor.feedback.list_mine("ana")] == [second.id]
     wrong = await tutor.commands.run("ana", f"/feedback forget {first.id[:8]}")
     assert wrong.text.startswith("There is no feedback with the id")
-    answer = await tutor.commands.run("ana", "/forget all")
-    assert "1 corrections" in answer.text
+    answer = await tutor.commands.run("ana", "/forget all yes")
+    assert "1 correction and" in answer.text
     await _say(tutor, "What is the opposite of cold?")
     assert not _clarified(llm)
     assert (await tutor.commands.run("ana", "/feedback")).text.startswith("I have no corrections")

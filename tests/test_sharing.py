@@ -185,7 +185,7 @@ async def test_forget_all_takes_the_users_entries_out_of_the_pool(
     await _exchange(pool, llm, "ana", BRAVE, BRAVE_ANSWER)
     [candidate] = await _entries(pool, PoolStatus.CANDIDATE)
     await run(pool, f"/admin pool approve {candidate.id[:8]}", ADMIN)
-    assert "1 shared exchanges" in await run(pool, "/forget all", "ana")
+    assert "1 shared exchange." in await run(pool, "/forget all yes", "ana")
     assert await pool.pool.pool.rows.of_user("ana") == []
     await _user(pool, "bob")
     await _exchange(pool, llm, "bob", "a synonym for brave?", "Gallant.")

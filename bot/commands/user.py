@@ -38,6 +38,7 @@ USER_HELP = """Commands:
 /facts [page]         every fact I remember (what you told me, what I suggested), newest first
 /forget <id>          forget one topic or fact (use the id from /memories or /facts)
 /forget all           forget everything: our rounds, your topics, facts and corrections
+                      (it says what would go; /forget all yes does it)
 /teach <fact>         teach me something about you ("Remember that ..." works too)
 /taught               what you taught me (/taught forget <id>, or /taught forget all)
 /why                  the memories behind my last reply, numbered; the ones it cited first
@@ -145,6 +146,8 @@ class UserCommands:
     async def forget(self, user_id: str, args: list[str]) -> CommandReply:
         if not args:
             return CommandReply("Usage: /forget <id> or /forget all", failed=True)
+        if args[0].lower() == "all" and [a.lower() for a in args[1:2]] != [CONFIRM_WORD]:
+            return CommandReply(await what_forget_all_takes(self._stores(), user_id))
         return CommandReply(await forget_memories(self._dialogue, self._stores(), user_id, args[0]))
 
     def _stores(self) -> Stores:
@@ -237,6 +240,22 @@ class Stores:
     facts: FactStore
     feedback: FeedbackMemory
     pool: SharedPool | None = None
+
+
+CONFIRM_WORD = "yes"
+
+
+async def what_forget_all_takes(stores: Stores, user_id: str) -> str:
+    """What `/forget all` would delete, and how to confirm: nothing goes on one command."""
+    shared = len(await stores.pool.rows.of_user(user_id)) if stores.pool is not None else 0
+    counts = [counted(await stores.rounds.count_rounds(user_id), "round"),
+              counted(await stores.topics.count(user_id), "topic"),
+              counted(await stores.facts.count(user_id), "fact"),
+              counted(len(await stores.feedback.list_mine(user_id)), "correction"),
+              counted(shared, "shared exchange")]
+    return (f"This would delete everything I store about you: {', '.join(counts[:-1])} and "
+            f"{counts[-1]}, for good (/export saves a copy first). To go ahead, send "
+            f"/forget all {CONFIRM_WORD}")
 
 
 async def forget_memories(dialogue: Dialogue, stores: Stores, user_id: str, what: str) -> str:

@@ -190,7 +190,7 @@ async def test_export_arrives_as_a_json_document_and_memories_list_topics(
     assert document["file_name"].endswith(".json")
     assert [r["message"] for r in data["rounds"]] == ["hello"]
     assert [t["description"] for t in data["topics"]] == ["The host is a nurse."]
-    fake.command(ANN, "/forget all")
+    fake.command(ANN, "/forget all yes")
     await served.answered(ANN, 4)
     fake.command(ANN, "/export")
     await served.answered(ANN, 5)

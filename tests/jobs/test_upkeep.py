@@ -295,7 +295,8 @@ async def test_forgetting_everything_while_a_summary_runs_leaves_nothing_behind(
         running = asyncio.create_task(companion.worker.upkeep("ana"))
         while not llm.chat_requests:  # the job has read the rounds and asked the model
             await asyncio.sleep(0.02)
-        assert "Forgotten: 2 rounds" in (await companion.commands.run("ana", "/forget all")).text
+        forgotten = await companion.commands.run("ana", "/forget all yes")
+        assert "Forgotten: 2 rounds" in forgotten.text
         await running
         assert await companion.topics.count("ana") == 0
         assert await companion.search_topics("ana", "table tennis") == []
