@@ -121,11 +121,21 @@ def drop_indexes(client: ClientAPI, names: Sequence[IndexNames]) -> int:
     pattern = re.compile("|".join(
         f"{re.escape(prefix)}-[0-9a-f]{{{_HASH_CHARS}}}"
         for index in names for prefix in index.prefixes()))
-    doomed = [c.name for c in client.list_collections() if pattern.fullmatch(c.name)]
+    doomed = [name for name in _collection_names(client) if pattern.fullmatch(name)]
     for name in doomed:
         with suppress(NotFoundError):  # another process dropped it first
             client.delete_collection(name)
     return len(doomed)
+
+
+def _collection_names(client: ClientAPI, page: int = 1000) -> list[str]:
+    """Every collection's name, page by page (a server may cap one answer)."""
+    names: list[str] = []
+    while found := client.list_collections(limit=page, offset=len(names)):
+        names += [c.name for c in found]
+        if len(found) < page:
+            break
+    return names
 
 
 class ChromaIndex:
