@@ -236,3 +236,29 @@ async def test_a_new_user_corrects_a_misreading_once_and_is_understood_next_time
         await _send(pilot, "/why")
         why = _text(app.query(Note).last())
         assert "alike in wording" in why and "What word is similar to good?" in why
+
+
+async def test_it_shows_that_it_is_thinking_stays_at_the_newest_line_and_forgets_visibly(
+    tmp_path: Path, llm: ScriptedLLM
+) -> None:
+    settings = make_settings(tmp_path, llm)
+    async with open_companion(settings) as companion:
+        await companion.add_topic("ana", "hobbies", "The host plays table tennis every week.")
+    llm.enqueue(Reply("Table tennis, of course.", delay=0.3))  # a slow first word
+    app = _app(settings)
+    async with app.run_test(size=(120, 24)) as pilot:
+        await _ready(pilot)
+        await pilot.click(HistoryInput)
+        await pilot.press(*"Which sport do I play?", "enter")
+        bubble = await _bubble(pilot)
+        assert _text(bubble).endswith("thinking…") and bubble.reply == ""
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert _text(bubble) == "Mia: Table tennis, of course."
+        assert "hobbies" in _text(app.query_one(MemoryPanel))
+        await _send(pilot, "/help")  # taller than the screen
+        chat_log = app.query_one("#log")
+        await wait_until(lambda: chat_log.scroll_y == chat_log.max_scroll_y > 0)
+        await _send(pilot, "/forget all yes")
+        assert "hobbies" not in _text(app.query_one(MemoryPanel))
+        await wait_until(lambda: chat_log.scroll_y == chat_log.max_scroll_y)

@@ -72,7 +72,7 @@ class CompanionApp(App[None]):
             return
         await self._show_persona()
         persona = await self.companion.dialogue.persona_for(self._user_id)
-        greeting = CompanionMessage(persona.display_name)
+        greeting = CompanionMessage(persona.display_name, waiting=False)
         greeting.append(persona.greeting)
         await self._add(greeting)
         chat_input = self.query_one(HistoryInput)
@@ -112,6 +112,8 @@ class CompanionApp(App[None]):
             log.exception("Command %r failed for %s", text, self._user_id)
             answer = "That command failed on my side; nothing was changed. See the log."
         await self._add(Note(answer, markup=False))
+        if answer.startswith("Forgotten"):  # what the panel shows may be gone
+            self.query_one(MemoryPanel).show_forgotten()
         await self._show_persona()
 
     async def _show_persona(self) -> None:
@@ -153,6 +155,9 @@ class CompanionApp(App[None]):
     async def _add(self, widget: UserMessage | CompanionMessage | Note) -> None:
         await self.query_one("#log", VerticalScroll).mount(widget)
         self._scroll_down()
+        # Mounted is not laid out: a long note (/help) is only as tall as it will be after
+        # the next refresh, and the end scrolled to before it left its last lines hidden.
+        self.call_after_refresh(self._scroll_down)
 
     def _scroll_down(self) -> None:
         self.query_one("#log", VerticalScroll).scroll_end(animate=False)

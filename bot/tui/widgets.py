@@ -22,11 +22,15 @@ class Note(Static):
     """A command's answer or a notice from Companion itself."""
 
 
-class CompanionMessage(Static):
-    """The companion's reply, growing as it streams."""
+THINKING = "thinking…"
 
-    def __init__(self, speaker: str) -> None:
-        super().__init__(f"{speaker}: ", markup=False)
+
+class CompanionMessage(Static):
+    """The companion's reply, growing as it streams; "thinking…" until its first words (the
+    demo model takes seconds)."""
+
+    def __init__(self, speaker: str, *, waiting: bool = True) -> None:
+        super().__init__(f"{speaker}: {THINKING if waiting else ''}", markup=False)
         self._speaker = speaker
         self.reply = ""
 
@@ -44,6 +48,9 @@ class MemoryPanel(Static):
 
     def show_recall(self, recall: Recall, cited: Sequence[int] = ()) -> None:
         self.update("Memory behind the last reply\n\n" + describe_recall(recall, cited))
+
+    def show_forgotten(self) -> None:
+        self.update("Memory behind the last reply\n\n(forgotten)")
 
 
 class HistoryInput(Input):
