@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from jobs.drafts import Voices
 from jobs.extractive import ExtractiveSummarizer
+from jobs.topic_labels import EverydayLabels
 from memory.embeddings.onnx_minilm import OnnxMiniLM
 from memory.embeddings.packaged import minilm_model_file, minilm_tokenizer_file
 
@@ -24,8 +26,18 @@ PAPER_DESCRIPTIONS = [  # the five hobby descriptions of the paper, as a model w
 
 
 @pytest.fixture(scope="module")
-def summarizer() -> ExtractiveSummarizer:
-    return ExtractiveSummarizer(OnnxMiniLM(minilm_model_file(), minilm_tokenizer_file()))
+def minilm_embedder() -> OnnxMiniLM:
+    return OnnxMiniLM(minilm_model_file(), minilm_tokenizer_file())
+
+
+@pytest.fixture(scope="module")
+def summarizer(minilm_embedder: OnnxMiniLM) -> ExtractiveSummarizer:
+    return ExtractiveSummarizer(minilm_embedder)
+
+
+@pytest.fixture(scope="module")
+def minilm_labels(minilm_embedder: OnnxMiniLM) -> EverydayLabels:
+    return EverydayLabels(minilm_embedder)
 
 
 async def test_merge_keeps_the_latest_view_in_time_order(
@@ -41,3 +53,16 @@ async def test_merge_keeps_the_latest_view_in_time_order(
     assert parts == sorted(parts, key=said.index)  # told in the order it happened
     sources = " ".join(PAPER_DESCRIPTIONS).lower()
     assert all(sentence.lower() in sources for sentence in said.split(". ") if sentence)
+
+
+@pytest.mark.parametrize(("said", "accepted"), [
+    ("My uncle is visiting from Canada", {"family", "travel"}),
+    ("I'm reading a thriller by Tana French", {"books"}),
+    ("My laptop battery died during the call", {"technology", "work"}),
+    ("We got a kitten last week", {"pets"}),
+])
+async def test_everyday_labels_name_a_statement_as_a_person_would(
+    minilm_labels: EverydayLabels, minilm_embedder: OnnxMiniLM, said: str, accepted: set[str]
+) -> None:
+    [vector] = await minilm_embedder.embed([said])
+    assert await minilm_labels.best(np.array(vector)) in accepted
