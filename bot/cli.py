@@ -173,16 +173,11 @@ async def _say_one(companion: Companion, user_id: str, text: str, *, streaming: 
 
 def _memories(recall: Recall, cited: Sequence[int]) -> list[dict[str, Any]]:
     """The numbered memories a reply was given, as its prompt numbered them."""
-    from memory.types import Fact, Feedback, Topic
+    from memory.types import memory_key, memory_text
 
-    listed = []
-    for number, item in enumerate(recall.numbered(), start=1):
-        kind, text = (("topic", item.description) if isinstance(item, Topic)
-                      else ("correction", item.feedback) if isinstance(item, Feedback)
-                      else ("fact", item.text) if isinstance(item, Fact) else ("", ""))
-        listed.append({"number": number, "kind": kind, "id": item.id, "text": text,
-                       "cited": number in cited})
-    return listed
+    return [{"number": number, "kind": memory_key(item).split(":")[0], "id": item.id,
+             "text": memory_text(item), "cited": number in cited}
+            for number, item in enumerate(recall.numbered(), start=1)]
 
 
 @main.command()

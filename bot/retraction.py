@@ -14,7 +14,7 @@ from memory.facts import FactStore
 from memory.feedback import FeedbackMemory
 from memory.lexical import straight_quotes
 from memory.topics import IndexedTopicStore
-from memory.types import Fact, Memory, Topic
+from memory.types import Fact, Memory, Topic, memory_text
 
 COMMAND = re.compile(r"^\s*/wrong(?:@\S+)?(?:\s+(?P<args>.*))?$", re.I | re.S)
 _ARGS = re.compile(r"^(?P<number>\d{1,4})\b[\s,:.-]*(?P<truth>.*)$", re.S)
@@ -89,10 +89,5 @@ class Retractions:
 
 def described(memory: Memory) -> str:
     """A memory in a line that says which one was retracted."""
-    if isinstance(memory, Topic):
-        text = memory.description
-    elif isinstance(memory, Fact):
-        text = memory.text
-    else:
-        text = memory.feedback
+    text = memory_text(memory)
     return text if len(text) <= 80 else text[:79] + "…"

@@ -15,7 +15,7 @@ import uuid
 from collections.abc import Coroutine, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 from bot.errors import ModelUnavailable
 from jobs.belief_checks import BeliefChecker
@@ -46,6 +46,7 @@ from memory.types import Fact, Round, Speaker, Topic
 from personas.loader import Persona
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 # What a later attempt may well get past (the model or the embedder is down or talks nonsense).
 RETRYABLE = (ModelUnavailable, NothingUsable, EmbeddingUnavailable, JudgeUnusable,
              ScoreUnusable, VectorStoreUnavailable)
@@ -132,12 +133,9 @@ class MemoryWorker:
         whatever happens to this process; run them when a background slot is free. Queued
         only once a slot was free, a window waiting behind hundreds of users was lost from the
         queue when the process stopped, and waited for a sweep to find it again."""
-        if await _logging_failure(self._queue_summaries(user_id)) is not None:
+        queued = self.queue.enqueue_summaries(user_id, self.cadence.summarize_every)
+        if await _logging_failure(queued) is not None:
             self._in_background(self.upkeep(user_id))
-
-    async def _queue_summaries(self, user_id: str) -> SweepReport:
-        await self.queue.enqueue_summaries(user_id, self.cadence.summarize_every)
-        return SweepReport()
 
     def beliefs_added(self, user_id: str) -> None:
         """Called after a fact is taught: check it against the user's beliefs, in the
@@ -407,7 +405,7 @@ def _stable_id(job_key: str, index: int) -> str:
     return uuid.UUID(bytes=digest[:16]).hex
 
 
-async def _logging_failure(work: Coroutine[Any, Any, SweepReport]) -> SweepReport | None:
+async def _logging_failure(work: Coroutine[Any, Any, T]) -> T | None:
     """Background upkeep that fails (the database away, say) is logged; its jobs stay queued
     and the sweep runs them later."""
     try:

@@ -20,12 +20,12 @@ from memory.feedback_match import (
     same_message,
     shared_frame,
     wording_similarity,
+    words,
 )
 from memory.protocols import Embedder, Vector
 from memory.sql.feedback_rows import Candidate, SQLFeedbackRows
 from memory.types import Feedback, ScoredFeedback
 from memory.vectors import ChromaIndex
-from memory.words import words
 
 log = logging.getLogger(__name__)
 

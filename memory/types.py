@@ -198,6 +198,13 @@ class Recall:
 Memory = Topic | Fact | Feedback  # anything the prompt numbers
 
 
+def memory_text(memory: Memory) -> str:
+    """What a memory says: a topic's description, a fact's text, a correction's feedback."""
+    if isinstance(memory, Topic):
+        return memory.description
+    return memory.text if isinstance(memory, Fact) else memory.feedback
+
+
 def memory_key(memory: Memory) -> str:
     """"fact:<id>", "topic:<id>" or "feedback:<id>": a memory of any kind, in one string."""
     kind = "topic" if isinstance(memory, Topic) else "fact" if isinstance(memory, Fact) else (
