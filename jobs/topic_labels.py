@@ -60,12 +60,18 @@ class EverydayLabels:
 
     async def best(self, centroid: np.ndarray) -> str | None:
         if self._vectors is None:
-            self._vectors = np.array([_unit(np.mean(await self._embedder.embed(list(texts)),
-                                                    axis=0))
-                                      for _, texts in EVERYDAY_TOPICS])
+            self._vectors = await self._topic_vectors()
         scores = self._vectors @ centroid
         best = int(np.argmax(scores))
         return EVERYDAY_TOPICS[best][0] if scores[best] >= self._floor else None
+
+
+    async def _topic_vectors(self) -> np.ndarray:
+        """Each topic's texts averaged, all embedded in one call."""
+        texts = [text for _, topic_texts in EVERYDAY_TOPICS for text in topic_texts]
+        vectors = iter(np.array(await self._embedder.embed(texts)))
+        return np.array([_unit(np.mean([next(vectors) for _ in topic_texts], axis=0))
+                         for _, topic_texts in EVERYDAY_TOPICS])
 
 
 def _unit(vector: np.ndarray) -> np.ndarray:
