@@ -30,6 +30,7 @@ from bot.llm.base import ChatMessage, ChatModel
 from bot.llm.local_llama import LocalLlama
 from bot.llm.openai_chat import OpenAIChat
 from bot.prompt import memory_line
+from bot.reply_uses import ReplyUses
 from bot.retraction import Retractions
 from bot.settings import EmbeddingSettings, LLMSettings, Settings
 from bot.sharing import Sharing
@@ -219,6 +220,8 @@ async def open_companion(
             teaching=teaching,
             retractions=retractions,
             beliefs=beliefs,
+            uses=ReplyUses(rounds, SQLTopicRows(engine), SQLFactRows(engine),
+                           SQLFeedbackRows(engine), SQLPoolRows(engine)),
             examples=examples,
             turns=SQLUserTurns(engine) if _shared_by_processes(engine) else None,
             on_round_stored=worker.round_stored,

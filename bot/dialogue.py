@@ -19,7 +19,8 @@ from bot.errors import InputRejected, ModelUnavailable, UserFacingError
 from bot.inbound import Incoming, clean_message
 from bot.llm.base import ChatMessage, ChatModel
 from bot.prompt import build_messages, fit_recent
-from bot.retraction import NO_REPLY_YET, Retractions, Wrong, described, thats_wrong, wrong_command
+from bot.reply_uses import LastReply, ReplyUses, used_record
+from bot.retraction import NO_REPLY_YET, Retractions, described, thats_wrong, wrong_command
 from bot.settings import ChatSettings
 from bot.teaching import Teaching, taught_note
 from memory.examples import PoolExamples
@@ -38,7 +39,6 @@ from memory.sql.failures import database_away
 from memory.sql.user_turns import SQLUserTurns
 from memory.types import (
     Found,
-    Memory,
     PoolEntry,
     Recall,
     Round,
@@ -76,20 +76,20 @@ class Finished:
     cited: tuple[int, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class LastReply:
-    """What `/why` explains and `/wrong` fixes: the user's last reply in this process."""
-
-    recall: Recall
-    asked: str  # the message it answered
-    cited: tuple[int, ...] = ()
-
-
 @dataclass
 class _Stored:
     """The round a turn stored, once it is stored."""
 
     round_id: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class _Fix:
+    """A `/wrong` that can be taken: memory `number` of the `last` reply, and what is true."""
+
+    number: int
+    truth: str
+    last: LastReply
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,6 +145,7 @@ class Dialogue:
         teaching: Teaching,
         retractions: Retractions,
         beliefs: SQLBeliefRows,
+        uses: ReplyUses,
         examples: PoolExamples | None = None,
         turns: SQLUserTurns | None = None,
         on_round_stored: Callable[[str, int], None] | None = None,
@@ -155,7 +156,8 @@ class Dialogue:
         """`on_round_stored(user_id, rounds_waiting)` runs after every stored round: the hook
         for memory upkeep, which must return at once. `on_replied(user_id, round_id)` runs
         after a reply to a message in a private chat (the shared pool may score it); it must
-        return at once too. `examples` finds the shared pool's examples for a prompt. `turns`
+        return at once too. `uses` reads back what a reply used (for `/why` and `/wrong`).
+        `examples` finds the shared pool's examples for a prompt. `turns`
         keeps one user's messages in order across processes (several bots on one database).
         `clock` tells the prompt today's date. `min_readable`: the share of a message the
         embedder must read for its vector to choose memories (`embeddings.min_readable`)."""
@@ -174,6 +176,7 @@ class Dialogue:
         self._teaching = teaching
         self._retractions = retractions
         self._beliefs = beliefs
+        self._uses = uses
         self._examples = examples
         self._turns = turns
         self._on_round_stored = on_round_stored
@@ -181,7 +184,6 @@ class Dialogue:
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = (
             weakref.WeakValueDictionary()
         )
-        self._last: dict[str, LastReply] = {}
         self._why_shown: set[str] = set()
 
     async def respond(self, incoming: Incoming) -> AsyncGenerator[ReplyEvent, None]:
@@ -220,7 +222,7 @@ class Dialogue:
             if explicit is not None and (problem := await self._cannot_correct(incoming, explicit)):
                 yield Refused(problem)
                 return
-            wrong = self._wrong_in(incoming, text, after_why)
+            wrong = await self._wrong_in(incoming, text, after_why)
             if isinstance(wrong, str):
                 yield Refused(wrong)
                 return
@@ -241,20 +243,18 @@ class Dialogue:
                     incoming, round_, persona, explicit, memories, wrong)
             finally:
                 _drop(memories)
-            self._last[incoming.user_id] = LastReply(recall, asked)
             yield Recalled(recall, persona)
             messages = self._messages(persona, recall, asked)
             # aclosing: when the frontend stops listening, the inner generators close now, in order.
-            stream = self._stream_reply(round_, messages, opening, recall.numbered())
+            stream = self._stream_reply(round_, messages, opening, LastReply(recall, asked))
             async with aclosing(stream) as events:
                 async for event in events:
-                    if isinstance(event, Finished):
-                        self._last[incoming.user_id] = LastReply(recall, asked, event.cited)
-                        if memories is not None and asked == text:
-                            self._replied(incoming.user_id, event.round_id)
+                    if isinstance(event, Finished) and memories is not None and asked == text:
+                        self._replied(incoming.user_id, event.round_id)
                     yield event
 
-    def _wrong_in(self, incoming: Incoming, text: str, after_why: bool) -> Wrong | str | None:
+    async def _wrong_in(self, incoming: Incoming, text: str, after_why: bool
+                        ) -> _Fix | str | None:
         """The memory a message says is wrong (`/wrong <n> ...`, or "No, that's wrong: ..."
         right after `/why`), a line that says why it cannot be taken, or None."""
         wrong = wrong_command(text)
@@ -266,23 +266,23 @@ class Dialogue:
             return wrong
         if not incoming.private:
             return PRIVATE_WRONG
-        last = self._last.get(incoming.user_id)
+        last = await self._uses.last(incoming.user_id)
         if last is None:
             return NO_REPLY_YET
         numbered = last.recall.numbered()
         if wrong.number is None:  # "that's wrong": the one memory the reply relied on
             if len(last.cited) != 1:
                 return WHICH_IS_WRONG
-            return Wrong(last.cited[0], wrong.truth)
+            return _Fix(last.cited[0], wrong.truth, last)
         if not 1 <= wrong.number <= len(numbered):
             return (f"There is no memory {wrong.number} under /why"
                     + (f": they go from 1 to {len(numbered)}." if numbered else
                        ": my last reply used no memories."))
-        return wrong
+        return _Fix(wrong.number, wrong.truth, last)
 
     async def _recall_for(
         self, incoming: Incoming, round_: Round, persona: Persona, explicit: str | None,
-        memories: asyncio.Future[Memories] | None, wrong: Wrong | None,
+        memories: asyncio.Future[Memories] | None, wrong: _Fix | None,
     ) -> tuple[Recall, str, str]:
         """The memories for the stored message (or for the message a correction or a `/wrong`
         is about), what is answered, and what the reply opens with (what was noted)."""
@@ -303,11 +303,10 @@ class Dialogue:
             await asyncio.shield(self._rounds.fail_round(round_, None))
             raise
 
-    async def _fix_belief(self, round_: Round, wrong: Wrong) -> tuple[Recall, str, str]:
+    async def _fix_belief(self, round_: Round, wrong: _Fix) -> tuple[Recall, str, str]:
         """Retract the memory the user says is wrong, keep what is true as a taught fact, and
         answer the last message again (TeachMe re-attempts the question)."""
-        last = self._last[round_.user_id]
-        assert wrong.number is not None  # resolved by `_wrong_in`
+        last = wrong.last
         memory = last.recall.numbered()[wrong.number - 1]
         retracted = await self._retractions.retract(round_.user_id, memory)
         lines = [f"Noted: memory {wrong.number} (\"{described(memory)}\") is wrong; "
@@ -345,15 +344,12 @@ class Dialogue:
             async with self._turns.turn(user_id):
                 yield
 
-    def forget_last_recall(self, user_id: str) -> None:
-        self._last.pop(user_id, None)
-
     async def _stream_reply(
-        self, round_: Round, messages: list[ChatMessage], opening: str,
-        numbered: tuple[Memory, ...],
+        self, round_: Round, messages: list[ChatMessage], opening: str, given: LastReply,
     ) -> AsyncGenerator[ReplyEvent, None]:
-        """`opening` is said before the model's reply (what was noted); `numbered` are the
-        memories of the prompt, which the reply may cite by number."""
+        """`opening` is said before the model's reply (what was noted); `given` is what the
+        prompt held, kept with the round; the reply may cite its numbered memories."""
+        numbered = given.recall.numbered()
         pieces: list[str] = []
         marks = CitationFilter(len(numbered))
         finished = False
@@ -374,16 +370,21 @@ class Dialogue:
                 raise ModelUnavailable("The language model returned an empty reply.")
             cited = tuple(marks.cited)
             keys = [memory_key(numbered[n - 1]) for n in cited]
-            self._stored(round_.user_id, await self._rounds.finish_round(round_, reply, keys))
+            used = used_record(given.recall, given.asked, cited)
+            self._stored(round_.user_id,
+                         await self._rounds.finish_round(round_, reply, keys, used))
             finished = True
             yield Finished(reply, round_.id, cited)
         except ModelUnavailable as error:
-            self._stored(round_.user_id, await self._rounds.fail_round(round_, "".join(pieces)))
+            used = used_record(given.recall, given.asked, ())
+            self._stored(round_.user_id,
+                         await self._rounds.fail_round(round_, "".join(pieces), used))
             finished = True
             yield Failed(f"{error} Your message is saved; please try again.", round_.id)
         finally:
             if not finished:  # the frontend stopped listening mid-reply: keep what we have
-                await asyncio.shield(self._rounds.fail_round(round_, "".join(pieces)))
+                used = used_record(given.recall, given.asked, ())
+                await asyncio.shield(self._rounds.fail_round(round_, "".join(pieces), used))
 
     def _replied(self, user_id: str, round_id: int) -> None:
         if self._on_replied is not None:
@@ -478,15 +479,15 @@ class Dialogue:
             today=self._clock().date(),
         )
 
-    def last_recall(self, user_id: str) -> Recall | None:
-        """The memories behind the user's last reply in this process, for `/why` and side panels."""
-        last = self._last.get(user_id)
+    async def last_recall(self, user_id: str) -> Recall | None:
+        """The memories behind the user's last reply (in any process), as they are now."""
+        last = await self._uses.last(user_id)
         return last.recall if last else None
 
-    def explain(self, user_id: str) -> LastReply | None:
-        """The user's last reply in this process, for `/why`: the next message may then say
+    async def explain(self, user_id: str) -> LastReply | None:
+        """The user's last reply (in any process), for `/why`: the next message may then say
         "No, that's wrong: ..." about it."""
-        last = self._last.get(user_id)
+        last = await self._uses.last(user_id)
         if last is not None:
             self._why_shown.add(user_id)
         return last

@@ -49,13 +49,15 @@ class RoundStore(Protocol):
         """Commit the user's message before anything else happens, and return the new round."""
         ...
 
-    async def finish_round(self, round_: Round, reply: str, cited: Sequence[str] = ()) -> int:
+    async def finish_round(self, round_: Round, reply: str, cited: Sequence[str] = (),
+                           used: str | None = None) -> int:
         """Store the reply of a round `start_round` returned, with the keys of the memories it
-        cited (`memory_key`); returns how many of the user's rounds now wait to be
-        summarized."""
+        cited (`memory_key`) and the record of what it was given (`used`, see
+        bot.reply_uses); returns how many of the user's rounds now wait to be summarized."""
         ...
 
-    async def fail_round(self, round_: Round, partial_reply: str | None) -> int:
+    async def fail_round(self, round_: Round, partial_reply: str | None,
+                         used: str | None = None) -> int:
         """Store the failure (the message stays); returns the rounds waiting, as above."""
         ...
 

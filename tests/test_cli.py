@@ -34,6 +34,16 @@ def env(tmp_path: Path, llm: ScriptedLLM) -> dict[str, str]:
     }
 
 
+def test_why_explains_a_reply_given_by_an_earlier_command(
+    env: dict[str, str], llm: ScriptedLLM
+) -> None:
+    llm.enqueue("Swimming is lovely!")
+    _run(["say", "--user", "ana", "I love swimming"], env)
+    why = _run(["say", "--user", "ana", "/why"], env)  # another process
+    assert why.returncode == 0, why.stderr
+    assert why.stdout.startswith("Recency: 0 recent rounds\n"), why.stdout
+
+
 def test_version(env: dict[str, str]) -> None:
     assert _run(["version"], env).stdout.strip() == f"companion {__version__}"
 

@@ -5,11 +5,13 @@ from __future__ import annotations
 import json
 import uuid
 from datetime import UTC, datetime
+from pathlib import Path
 
-from bot.app import Companion
+from bot.app import Companion, open_companion
 from bot.inbound import Incoming
 from bot.wording import counted
 from memory.types import Fact, Speaker
+from tests.conftest import make_settings
 from tests.fakes.openai_server import ScriptedLLM
 
 SAID = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
@@ -74,7 +76,7 @@ async def test_forget_all_clears_rounds_and_topics_of_that_user_only(
 async def test_why_names_the_memories_behind_the_last_reply(
     companion: Companion, llm: ScriptedLLM
 ) -> None:
-    assert "not replied to you yet" in await _run(companion, "ana", "/why")
+    assert "no reply of mine to explain yet" in await _run(companion, "ana", "/why")
     hobby = await companion.add_topic("ana", "hobbies", "The host plays table tennis.")
     await _chat(companion, "ana", "hello")
     await _chat(companion, "ana", "Which sport do I play?")
@@ -83,6 +85,39 @@ async def test_why_names_the_memories_behind_the_last_reply(
     relevance = why.split("Relevance")[1].split("Latest")[0]
     assert f"[{hobby.id[:8]}] topic 'hobbies'" in relevance
     assert "by meaning (similarity 0." in relevance
+
+
+async def test_why_works_in_another_process_after_a_restart_and_after_forgetting(
+    tmp_path: Path, llm: ScriptedLLM, sql_url: str
+) -> None:
+    """Two companions on one database are two bot processes (or one process, restarted):
+    /why in the second explains the reply the first gave, with memories as they are now."""
+    settings = make_settings(tmp_path, llm, sql_url)
+    async with open_companion(settings) as first:
+        hobby = await first.add_topic("ana", "hobbies", "The host plays table tennis.")
+        work = await first.add_topic("ana", "work", "The host is a nurse.")
+        await _chat(first, "ana", "hello")
+        await _chat(first, "ana", "Which sport do I play?")
+        await _chat(first, "ben", "Which sport do I play?")  # another user's reply, later
+        async with open_companion(settings) as second:
+            why = await _run(second, "ana", "/why")
+            assert "Recency: 1 recent round\n" in why
+            relevance = why.split("Relevance")[1].split("Latest")[0]
+            assert f"1. [{hobby.id[:8]}] topic 'hobbies'" in relevance
+            assert why == await _run(first, "ana", "/why")
+            latest = why.split("Latest topics:")[1].split("Clarifications")[0]
+            number = next(line.split(".")[0].strip() for line in latest.splitlines()
+                          if work.id[:8] in line)
+
+            await _run(second, "ana", f"/forget {work.id[:8]}")
+            after = await _run(first, "ana", "/why")
+            assert "nurse" not in after
+            assert f"{number}. [{work.id[:8]}] gone" in after  # the same number, said gone
+            assert hobby.id[:8] in after
+
+            await _run(first, "ana", "/forget all yes")
+            assert "no reply of mine to explain yet" in await _run(second, "ana", "/why")
+            assert "no reply of mine" not in await _run(second, "ben", "/why")
 
 
 async def test_unknown_command_and_bad_usage_get_help(companion: Companion) -> None:

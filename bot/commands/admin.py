@@ -182,7 +182,6 @@ class AdminCommands:
         # The user's own lock: never in the middle of one of their replies.
         async with self._dialogue.user_lock(user_id):
             answer = await forget_memories(
-                self._dialogue,
                 Stores(self._rounds, self._topics, self._facts, self._feedback,
                        self._sharing.pool), user_id, what,
             )

@@ -54,6 +54,7 @@ MAX_TAUGHT_LISTED = 200
 TAUGHT_HELP = ("You have not taught me anything yet. Say \"Remember that ...\" or use "
                "/teach <fact>, and I will use it whenever it matters.")
 FACTS_PER_PAGE = 30
+NOTHING_TO_EXPLAIN = "There is no reply of mine to explain yet: /why is about my last reply to you."
 FEEDBACK_HELP = ("I have no corrections from you. If I misread you, say so (\"No, I meant ...\") "
                  "or use /correct <what you meant>, and I will remember it.")
 
@@ -128,7 +129,6 @@ class UserCommands:
         if memory is None:
             raise UserFacingError(f"No memory you said was wrong, or that was replaced, has the "
                                   f"id '{id_prefix}'.")
-        self._dialogue.forget_last_recall(user_id)
         return f"Restored: \"{described(memory)}\". I will use it again."
 
     async def facts(self, user_id: str, args: list[str]) -> CommandReply:
@@ -148,7 +148,7 @@ class UserCommands:
             return CommandReply("Usage: /forget <id> or /forget all", failed=True)
         if args[0].lower() == "all" and [a.lower() for a in args[1:2]] != [CONFIRM_WORD]:
             return CommandReply(await what_forget_all_takes(self._stores(), user_id))
-        return CommandReply(await forget_memories(self._dialogue, self._stores(), user_id, args[0]))
+        return CommandReply(await forget_memories(self._stores(), user_id, args[0]))
 
     def _stores(self) -> Stores:
         return Stores(self._rounds, self._topics, self._facts, self._feedback, self._sharing.pool)
@@ -191,9 +191,9 @@ class UserCommands:
         )
 
     async def why(self, user_id: str, args: list[str]) -> CommandReply:
-        last = self._dialogue.explain(user_id)
+        last = await self._dialogue.explain(user_id)
         if last is None:
-            return CommandReply("I have not replied to you yet in this session.")
+            return CommandReply(NOTHING_TO_EXPLAIN)
         facts = [m.id for m in last.recall.numbered() if isinstance(m, Fact)]
         replaced = await self._beliefs.replaced_by(user_id, facts)
         return CommandReply(describe_recall(last.recall, last.cited, replaced))
@@ -220,14 +220,12 @@ class UserCommands:
     async def _forget_taught(self, user_id: str, what: str) -> str:
         if what.lower() == "all":
             count = await self._facts.forget_taught(user_id)
-            self._dialogue.forget_last_recall(user_id)
             return f"Forgotten: {counted(count, 'fact')} you taught me."
         found = [f for f in await self._facts.find(user_id, what) if f.origin is Origin.TAUGHT]
         if len(found) != 1:
             problem = "Nothing you taught me" if not found else "More than one taught fact"
             raise UserFacingError(f"{problem} has the id '{what}'. See /taught.")
         await self._facts.forget(user_id, found[0].id)
-        self._dialogue.forget_last_recall(user_id)
         return f"Forgotten: {fact_line(found[0])}"
 
 
@@ -258,7 +256,7 @@ async def what_forget_all_takes(stores: Stores, user_id: str) -> str:
             f"/forget all {CONFIRM_WORD}")
 
 
-async def forget_memories(dialogue: Dialogue, stores: Stores, user_id: str, what: str) -> str:
+async def forget_memories(stores: Stores, user_id: str, what: str) -> str:
     """Forget one topic or fact by id prefix, or everything with "all", from SQL and the
     indexes."""
     if what.lower() == "all":
@@ -267,7 +265,6 @@ async def forget_memories(dialogue: Dialogue, stores: Stores, user_id: str, what
         feedback_count = await stores.feedback.forget(user_id)
         round_count = await stores.rounds.forget_rounds(user_id)
         pool_count = await _forget_shared(stores.pool, user_id)
-        dialogue.forget_last_recall(user_id)
         return (f"Forgotten: {counted(round_count, 'round')}, {counted(topic_count, 'topic')}, "
                 f"{counted(fact_count, 'fact')}, {counted(feedback_count, 'correction')} and "
                 f"{counted(pool_count, 'shared exchange')}. "

@@ -79,6 +79,13 @@ class SQLFactRows:
         async with self._engine.connect() as conn:
             return int((await conn.execute(query)).scalar_one())
 
+    async def active_by_ids(self, user_id: str, fact_ids: Sequence[str]) -> list[Fact]:
+        """Those of the user's facts that are still active, in no particular order."""
+        if not fact_ids:
+            return []
+        return await self._fetch(select(facts).where(_active_of(user_id)
+                                                     & facts.c.id.in_(list(fact_ids))))
+
     async def with_id_prefix(self, user_id: str, prefix: str) -> list[Fact]:
         """The user's facts (active or retracted: forgetting covers both) whose id starts with
         `prefix` (hex digits only)."""

@@ -176,6 +176,13 @@ def _index_model(conn: Connection) -> None:
                                                    changed_at=utcnow()))
 
 
+def _reply_uses(conn: Connection) -> None:
+    """What each reply used (Recency, Relevance, Latest_topics...), by id, kept with its round:
+    `/why` and `/wrong` then work in any process, after a restart, and never show a memory
+    that was forgotten meanwhile."""
+    _add_missing_columns(conn, (("rounds", "used", "TEXT NULL"),))
+
+
 def _add_missing_columns(conn: Connection, columns: tuple[tuple[str, str, str], ...]) -> None:
     for table, column, ddl in columns:
         if column not in {c["name"] for c in inspect(conn).get_columns(table)}:
@@ -194,6 +201,7 @@ MIGRATIONS: tuple[tuple[int, str, Step], ...] = (
     (7, "whose turn it is, across processes", _user_turns),
     (8, "messages per user and minute, across processes", _message_counts),
     (9, "the embedding model the vector indexes were built with", _index_model),
+    (10, "what each reply used, kept with its round", _reply_uses),
 )
 
 _LOCK_NAME = "companion_migrations"

@@ -39,14 +39,18 @@ class SQLRoundStore:
         round_id = result.inserted_primary_key[0]
         return to_round({"id": round_id, **values})
 
-    async def finish_round(self, round_: Round, reply: str, cited: Sequence[str] = ()) -> int:
-        return await self._close(round_, reply, RoundStatus.ANSWERED, cited)
+    async def finish_round(self, round_: Round, reply: str, cited: Sequence[str] = (),
+                           used: str | None = None) -> int:
+        """`cited`: the keys of the memories the reply cited; `used`: what it was given."""
+        return await self._close(round_, reply, RoundStatus.ANSWERED, cited, used)
 
-    async def fail_round(self, round_: Round, partial_reply: str | None) -> int:
-        return await self._close(round_, partial_reply or None, RoundStatus.FAILED)
+    async def fail_round(self, round_: Round, partial_reply: str | None,
+                         used: str | None = None) -> int:
+        return await self._close(round_, partial_reply or None, RoundStatus.FAILED, used=used)
 
     async def _close(
-        self, round_: Round, reply: str | None, status: RoundStatus, cited: Sequence[str] = ()
+        self, round_: Round, reply: str | None, status: RoundStatus, cited: Sequence[str] = (),
+        used: str | None = None,
     ) -> int:
         """Store the outcome and count the round for summarizing, in one transaction."""
         still_pending = ((rounds.c.id == round_.id) & (rounds.c.user_id == round_.user_id)
@@ -55,7 +59,7 @@ class SQLRoundStore:
             update(rounds)
             .where(still_pending)
             .values(reply_text=reply, status=status.value, replied_at=utcnow(),
-                    cited=json.dumps(list(cited)) if cited else None)
+                    cited=json.dumps(list(cited)) if cited else None, used=used)
         )
         async with self._engine.begin() as conn:
             if (await conn.execute(statement)).rowcount == 0:
@@ -137,6 +141,14 @@ class SQLRoundStore:
         async with self._engine.connect() as conn:
             row = (await conn.execute(query)).mappings().one_or_none()
         return to_round(row) if row else None
+
+    async def last_used(self, user_id: str) -> tuple[Round, str] | None:
+        """The user's newest round that keeps what its reply used, and that record."""
+        query = (select(rounds).where((rounds.c.user_id == user_id) & rounds.c.used.is_not(None))
+                 .order_by(rounds.c.id.desc()).limit(1))
+        async with self._engine.connect() as conn:
+            row = (await conn.execute(query)).mappings().one_or_none()
+        return None if row is None else (to_round(row), row["used"])
 
     async def count_rounds(self, user_id: str) -> int:
         query = select(func.count()).select_from(rounds).where(rounds.c.user_id == user_id)

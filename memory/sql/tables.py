@@ -67,6 +67,8 @@ rounds = Table(
     # The memories the reply cited ("fact:<id>", "topic:<id>", "feedback:<id>"), as JSON;
     # added by migration 4.
     Column("cited", Text, nullable=True),
+    # What the reply was given, by id (see bot.reply_uses), as JSON; added by migration 10.
+    Column("used", Text, nullable=True),
     Index("ix_rounds_user_id_id", "user_id", "id"),
     **_MYSQL,
 )

@@ -56,6 +56,14 @@ class SQLTopicRows:
         query = select(topics).where(_active_of(user_id)).order_by(topics.c.created_at)
         return await self._fetch(query)
 
+    async def active_by_ids(self, user_id: str, topic_ids: Sequence[str]) -> list[Topic]:
+        """Those of the user's topics that are still active (not forgotten, merged or taken
+        back), in no particular order."""
+        if not topic_ids:
+            return []
+        return await self._fetch(select(topics).where(_active_of(user_id)
+                                                      & topics.c.id.in_(list(topic_ids))))
+
     async def count(self, user_id: str) -> int:
         query = select(func.count()).select_from(topics).where(_active_of(user_id))
         async with self._engine.connect() as conn:

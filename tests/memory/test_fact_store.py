@@ -79,7 +79,7 @@ async def test_one_users_facts_never_reach_another_users_prompt(
 async def _prompt(companion: Companion, user: str, text: str) -> str:
     async for _ in companion.dialogue.respond(Incoming(user, text)):
         pass
-    recall = companion.dialogue.last_recall(user)
+    recall = await companion.dialogue.last_recall(user)
     assert recall is not None
     assert all(f.memory.user_id == user for f in recall.relevant)
     _, messages = await companion.prepare(user, text)
