@@ -56,7 +56,7 @@ async def test_a_database_of_release_0_1_gains_the_feedback_table_and_keeps_its_
         store = SQLRoundStore(engine)
         await store.start_round(user_id="ana", conversation_id="ana", persona="companion",
                                 text="from 0.1")
-        assert await migrate(engine) == [2, 3, 4, 5, 6, 7, 8, 9]
+        assert await migrate(engine) == [2, 3, 4, 5, 6, 7, 8, 9, 10]
         async with engine.connect() as conn:
             names = await conn.run_sync(lambda sync: inspect(sync).get_table_names())
         assert "feedback" in names
@@ -76,7 +76,7 @@ async def test_a_database_of_release_0_3_gains_taught_facts_and_keeps_its_facts(
         store = SQLRoundStore(engine)
         started = await store.start_round(user_id="ana", conversation_id="ana",
                                           persona="companion", text="hi")
-        assert await migrate(engine) == [4, 5, 6, 7, 8, 9]
+        assert await migrate(engine) == [4, 5, 6, 7, 8, 9, 10]
         await store.finish_round(started, "hello", ["fact:abc"])
         rows = SQLFactRows(engine)
         [(fact, _)] = await rows.by_words("ana", ["watercolors"], 5)
@@ -97,7 +97,7 @@ async def test_a_database_of_release_0_4_gains_beliefs_and_its_facts_become_prem
     try:
         async with engine.begin() as conn:  # facts as migration 4 left them: no belief columns
             await conn.run_sync(_apply_until_beliefs)
-        assert await migrate(engine) == [5, 6, 7, 8, 9]
+        assert await migrate(engine) == [5, 6, 7, 8, 9, 10]
         beliefs = SQLBeliefRows(engine, flipped_confidence=0.3)
         assert await beliefs.unchecked("ana", 10) == []  # stored before: not checked again
         moved = Fact("c" * 32, "ana", "We moved to Berlin.", Speaker.USER, utcnow(), ())
