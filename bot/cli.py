@@ -19,6 +19,7 @@ from bot import __version__
 from bot.cli_common import load_cli_settings, run_with_companion, user_option
 from bot.cli_memory import ingest, memory
 from bot.cli_pool import pool
+from bot.cli_setup import setup
 from bot.settings import Settings
 
 if TYPE_CHECKING:
@@ -220,3 +221,4 @@ def _log_to_file(settings: Settings) -> None:
 main.add_command(memory)
 main.add_command(ingest)
 main.add_command(pool)
+main.add_command(setup)

@@ -21,6 +21,9 @@ import numpy as np
 from aiohttp import web
 
 
+DEFAULT_MODELS = ("fake-chat", "fake-embed-text")
+
+
 @dataclass(frozen=True)
 class Reply:
     """A scripted reply, streamed in `chunks` pieces, each after `delay` seconds."""
@@ -52,6 +55,8 @@ class ScriptedLLM:
     # left for the other requests (a memory job's second prompt, say).
     answers: dict[str, str] = field(default_factory=dict)
     requests: list[dict[str, Any]] = field(default_factory=list)
+    # What GET /v1/models lists, as Ollama or vLLM would; an `Error` refuses the listing.
+    models: list[str] | Error = field(default_factory=lambda: list(DEFAULT_MODELS))
     in_flight: int = 0
     max_in_flight: int = 0
     base_url: str = ""
@@ -66,6 +71,7 @@ class ScriptedLLM:
         self.script.clear()
         self.answers.clear()
         self.requests.clear()
+        self.models = list(DEFAULT_MODELS)
         self.in_flight = self.max_in_flight = 0
 
     @property
@@ -122,7 +128,16 @@ def _routes(state: ScriptedLLM) -> web.Application:
              "usage": {"prompt_tokens": 1, "total_tokens": 1}}
         )
 
+    async def models(request: web.Request) -> web.Response:
+        if isinstance(state.models, Error):
+            return web.json_response({"error": {"message": state.models.message}},
+                                     status=state.models.status)
+        listed = [{"id": name, "object": "model", "created": 0, "owned_by": "fake"}
+                  for name in state.models]
+        return web.json_response({"object": "list", "data": listed})
+
     app = web.Application()
+    app.router.add_get("/v1/models", models)
     app.router.add_post("/v1/chat/completions", chat)
     app.router.add_post("/v1/embeddings", embeddings)
     return app
