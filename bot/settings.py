@@ -52,6 +52,11 @@ class LLMSettings(_Section):
     local_context_tokens: int = Field(8192, ge=512)
     local_threads: int = Field(0, ge=0)
 
+    @property
+    def is_demo(self) -> bool:
+        """The bundled SmolLM2-135M: it chats, but is too small to summarize or to judge."""
+        return self.provider == "local" and not self.local_model_path
+
 
 class EmbeddingSettings(_Section):
     # local: MiniLM (English); e5: multilingual-e5-small (pip install companion[multilingual]);

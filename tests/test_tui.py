@@ -13,8 +13,8 @@ from typing import Any
 from textual.pilot import Pilot
 
 from bot.app import open_companion
-from bot.settings import Settings
-from bot.tui.app import CompanionApp
+from bot.settings import LLMSettings, Settings
+from bot.tui.app import WELCOMED_MARKER, CompanionApp, welcome_text
 from bot.tui.widgets import CompanionMessage, HistoryInput, MemoryPanel, Note
 from memory.types import Fact, Speaker
 from tests.conftest import make_settings
@@ -176,8 +176,37 @@ def test_chat_screen_snapshot(snap_compare: Any, tmp_path: Path, llm: ScriptedLL
         await _send(pilot, "I spent the morning in my garden")
         pilot.app.query_one(HistoryInput).cursor_blink = False  # else the capture's timing shows
 
-    app = _app(make_settings(tmp_path, llm))
-    assert snap_compare(app, terminal_size=(100, 24), run_before=chat)
+    settings = make_settings(tmp_path, llm)
+    # The everyday screen: the first-run welcome names the scripted server's random port.
+    settings.resolved_data_dir.mkdir(parents=True)
+    (settings.resolved_data_dir / WELCOMED_MARKER).touch()
+    assert snap_compare(_app(settings), terminal_size=(100, 24), run_before=chat)
+
+
+async def test_the_first_run_welcomes_once_and_names_the_model(
+    tmp_path: Path, llm: ScriptedLLM
+) -> None:
+    settings = make_settings(tmp_path, llm)
+    llm.enqueue("Lovely!")
+    async with _app(settings).run_test(size=(120, 36)) as pilot:
+        await _ready(pilot)
+        welcome = _text(pilot.app.query_one(".welcome"))
+        assert welcome.startswith(f"Welcome! Mia answers with fake at {llm.base_url}.")
+        assert "/help" in welcome and "demo" not in welcome
+        await _send(pilot, "I love my garden")
+        assert "Recency" in _text(pilot.app.query_one(MemoryPanel))  # the panel, as always
+    async with _app(settings).run_test(size=(120, 36)) as pilot:
+        await _ready(pilot)
+        assert not pilot.app.query(".welcome")
+
+
+def test_the_demo_models_welcome_says_it_is_tiny_and_how_to_choose_another() -> None:
+    text = welcome_text(LLMSettings(), "Mia")
+    assert text.startswith("Welcome! Mia answers with the bundled demo model (SmolLM2-135M")
+    assert "tiny" in text and "run `companion setup`" in text
+    own = welcome_text(LLMSettings(provider="local", local_model_path="/m/qwen.gguf"), "Mia")
+    assert own.startswith("Welcome! Mia answers with qwen.gguf (offline).")
+    assert "tiny" not in own
 
 
 async def test_brackets_in_memories_are_shown_as_typed(tmp_path: Path, llm: ScriptedLLM) -> None:

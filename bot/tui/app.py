@@ -6,6 +6,7 @@ import asyncio
 import logging
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, aclosing
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual import work
@@ -18,6 +19,7 @@ from bot.commands.replies import save_attachment
 from bot.dialogue import Delta, Failed, Finished, Recalled, Refused
 from bot.errors import UserFacingError
 from bot.inbound import Incoming
+from bot.settings import LLMSettings
 from bot.tui.widgets import CompanionMessage, HistoryInput, MemoryPanel, Note, UserMessage
 from memory.types import Recall
 
@@ -27,6 +29,24 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 CompanionFactory = Callable[[], "AbstractAsyncContextManager[Companion]"]
+
+
+WELCOMED_MARKER = "welcomed"  # in the data folder: the welcome was shown there
+
+
+def welcome_text(llm: LLMSettings, speaker: str) -> str:
+    where = ("the bundled demo model (SmolLM2-135M, offline)" if llm.is_demo
+             else f"{Path(llm.local_model_path).name} (offline)" if llm.provider == "local"
+             else f"{llm.model} at {llm.base_url}")
+    lines = [f"Welcome! {speaker} answers with {where}."]
+    if llm.is_demo:
+        lines.append("It is tiny: it keeps a chat going, but it often forgets and invents. For "
+                     "a real companion, quit (Ctrl+Q) and run `companion setup`: it finds "
+                     "Ollama, LM Studio, llama.cpp or vLLM on this machine, or uses your "
+                     "OPENAI_API_KEY.")
+    lines.append("Type /help for commands. The panel on the right shows the memories behind "
+                 "each reply. This note is shown once.")
+    return "\n".join(lines)
 
 
 class CompanionApp(App[None]):
@@ -75,10 +95,22 @@ class CompanionApp(App[None]):
         greeting = CompanionMessage(persona.display_name, waiting=False)
         greeting.append(persona.greeting)
         await self._add(greeting)
+        await self._welcome_once()
         chat_input = self.query_one(HistoryInput)
         chat_input.disabled = False
         chat_input.focus()
         self.set_interval(0.5, self._show_upkeep)
+
+    async def _welcome_once(self) -> None:
+        """The first time Companion runs on a data folder: which model answers, and, for the
+        bundled demo model, that it is tiny and how to pick a real one."""
+        assert self.companion is not None
+        marker = self.companion.settings.resolved_data_dir / WELCOMED_MARKER
+        if marker.exists():
+            return
+        await self._add(Note(welcome_text(self.companion.settings.llm, self._speaker),
+                             markup=False, classes="welcome"))
+        marker.touch()
 
     def _show_upkeep(self) -> None:
         """Tell the user while their rounds are being summarized or merged into topics."""
