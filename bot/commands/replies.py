@@ -39,6 +39,9 @@ class CommandReply:
     # The command could not be done (unknown, misused, refused, nothing with that id): the
     # text says why, and a script sees it in the exit status.
     failed: bool = False
+    # A command that confirms this one ("/forget all yes"): the text says to type it, and
+    # Telegram and Discord also show it as a button.
+    confirm: str = ""
 
 
 def short_id(topic_id: str) -> str:

@@ -147,7 +147,8 @@ class UserCommands:
         if not args:
             return CommandReply("Usage: /forget <id> or /forget all", failed=True)
         if args[0].lower() == "all" and [a.lower() for a in args[1:2]] != [CONFIRM_WORD]:
-            return CommandReply(await what_forget_all_takes(self._stores(), user_id))
+            return CommandReply(await what_forget_all_takes(self._stores(), user_id),
+                                confirm=f"/forget all {CONFIRM_WORD}")
         return CommandReply(await forget_memories(self._stores(), user_id, args[0]))
 
     def _stores(self) -> Stores:

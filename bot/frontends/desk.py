@@ -22,6 +22,13 @@ NOT_ALLOWED = "Sorry, this companion is private and not open to you."
 SLOW_DOWN = ("You are sending messages faster than I can keep up with (at most {n} a minute). "
              "Please wait a moment, then go on.")
 BROKEN = "Sorry, something went wrong on my side. Your message is saved; please try again."
+CANCELLED = "Cancelled: nothing was changed."
+# What a confirm button says, by the command it sends.
+CONFIRM_LABELS = {"/forget all yes": "Yes, delete everything"}
+
+
+def confirm_label(command: str) -> str:
+    return CONFIRM_LABELS.get(command, f"Yes: {command}")
 
 
 class FrontDesk:
@@ -96,6 +103,8 @@ class FrontDesk:
         answer = await self._commands.run(incoming.user_id, incoming.text, private=incoming.private)
         if answer.attachment is not None:
             await surface.send_file(undisguised(answer.text), answer.attachment)
+        elif answer.confirm:  # the text says what to type; a button does it too
+            await surface.confirm(undisguised(answer.text), answer.confirm)
         else:
             await send_text(surface, answer.text)
 

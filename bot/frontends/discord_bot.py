@@ -43,6 +43,11 @@ class DiscordChannel:
         file = discord.File(io.BytesIO(attachment.content), filename=attachment.filename)
         await self._channel.send(text, file=file, allowed_mentions=NO_MENTIONS)
 
+    async def confirm(self, text: str, command: str) -> None:
+        # The text says which command confirms; Discord's buttons arrive as interactions,
+        # which this bot does not take yet.
+        await self.send(text)
+
     def message_key(self, handle: discord.Message) -> str:
         return message_key(handle.channel.id, handle.id)
 

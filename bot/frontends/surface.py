@@ -31,6 +31,11 @@ class Surface(Protocol):
 
     async def send_file(self, text: str, attachment: Attachment) -> None: ...
 
+    async def confirm(self, text: str, command: str) -> None:
+        """Send `text` with a button that sends `command` as whoever presses it, and one that
+        cancels; the buttons go once one is pressed."""
+        ...
+
     async def typing(self) -> None:
         """Show "typing…" for a few seconds."""
         ...

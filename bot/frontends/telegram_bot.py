@@ -10,11 +10,20 @@ import re
 from typing import Any
 from urllib.parse import urlsplit
 
-from telegram import Bot, InputFile, Message, ReactionTypeEmoji, Update
+from telegram import (
+    Bot,
+    InlineKeyboardButton,
+    InlineKeyboardMarkup,
+    InputFile,
+    Message,
+    ReactionTypeEmoji,
+    Update,
+)
 from telegram.constants import ChatAction, ChatType, MessageEntityType, MessageLimit, ParseMode
 from telegram.error import BadRequest
 from telegram.ext import (
     Application,
+    CallbackQueryHandler,
     ContextTypes,
     MessageHandler,
     MessageReactionHandler,
@@ -22,7 +31,7 @@ from telegram.ext import (
 )
 
 from bot.commands import Attachment
-from bot.frontends.desk import FrontDesk
+from bot.frontends.desk import CANCELLED, FrontDesk, confirm_label
 from bot.frontends.retrying import telegram_call
 from bot.frontends.telegram_format import to_telegram_html
 from bot.inbound import Incoming
@@ -31,6 +40,7 @@ from bot.settings import TelegramSettings
 log = logging.getLogger(__name__)
 
 POLL_TIMEOUT_SECONDS = 10
+CANCEL = "cancel"  # the callback data of a Cancel button
 
 
 class TelegramChat:
@@ -47,16 +57,29 @@ class TelegramChat:
         self._chat_id = chat_id
         self._thread_id = thread_id
 
-    async def send(self, text: str) -> Message:
+    async def send(self, text: str, buttons: InlineKeyboardMarkup | None = None) -> Message:
         try:
             return await telegram_call(lambda: self._bot.send_message(
                 self._chat_id, to_telegram_html(text), parse_mode=ParseMode.HTML,
-                message_thread_id=self._thread_id))
+                message_thread_id=self._thread_id, reply_markup=buttons))
         except BadRequest as error:
             if not _is_parse_error(error):
                 raise
             return await telegram_call(lambda: self._bot.send_message(
-                self._chat_id, text, message_thread_id=self._thread_id))
+                self._chat_id, text, message_thread_id=self._thread_id, reply_markup=buttons))
+
+    async def confirm(self, text: str, command: str) -> None:
+        """`text` with a button that sends `command` for whoever presses it, and a Cancel."""
+        await self.send(text, InlineKeyboardMarkup([[
+            InlineKeyboardButton(confirm_label(command), callback_data=command),
+            InlineKeyboardButton("Cancel", callback_data=CANCEL)]]))
+
+    async def remove_buttons(self, message_id: int) -> None:
+        try:
+            await telegram_call(lambda: self._bot.edit_message_reply_markup(
+                self._chat_id, message_id, reply_markup=None))
+        except BadRequest:  # gone already (pressed twice, or deleted): nothing to remove
+            log.info("The buttons of message %s were gone already", message_id)
 
     async def edit(self, handle: Message, text: str) -> Message:
         try:
@@ -130,6 +153,8 @@ class TelegramFrontend:
         )
         # A thumbs-up or down on a reply rates it for the shared pool.
         self._application.add_handler(MessageReactionHandler(self._on_reaction))
+        # A confirm button (/forget all): pressed, it is the command typed by whoever pressed.
+        self._application.add_handler(CallbackQueryHandler(self._on_button))
         self._application.add_error_handler(self._on_error)
 
     async def start(self) -> None:
@@ -138,7 +163,7 @@ class TelegramFrontend:
         updater = self._application.updater
         assert updater is not None
         # Reactions are not among the updates Telegram sends unless asked for.
-        wanted = [Update.MESSAGE, Update.MESSAGE_REACTION]
+        wanted = [Update.MESSAGE, Update.MESSAGE_REACTION, Update.CALLBACK_QUERY]
         url = self._settings.webhook_url
         if not url:
             await updater.start_polling(timeout=POLL_TIMEOUT_SECONDS, allowed_updates=wanted)
@@ -188,6 +213,24 @@ class TelegramFrontend:
         chat = TelegramChat(context.bot, message.chat_id, thread_id=thread,
                             edit_interval=self._settings.edit_interval_seconds)
         await self._desk.handle(incoming, chat)
+
+    async def _on_button(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        query = update.callback_query
+        if query is None or query.message is None or not query.data or query.from_user.is_bot:
+            return
+        await telegram_call(query.answer)  # stops the button's spinner
+        chat = TelegramChat(context.bot, query.message.chat.id,
+                            edit_interval=self._settings.edit_interval_seconds)
+        await chat.remove_buttons(query.message.message_id)  # a choice is made once
+        private = query.message.chat.type == ChatType.PRIVATE
+        if query.data == CANCEL:
+            await chat.send(CANCELLED)
+            return
+        # The data is a command, as our button carries it; a client that sends other data
+        # only runs what its user could have typed, as that user.
+        await self._desk.handle(Incoming(user_id=f"telegram:{query.from_user.id}",
+                                         conversation_id=f"telegram:{query.message.chat.id}",
+                                         text=query.data, private=private), chat)
 
     async def _on_reaction(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         reaction = update.message_reaction

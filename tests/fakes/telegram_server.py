@@ -259,6 +259,13 @@ def _default_description(status: int, retry_after: int) -> str:
         return "Injected failure"
 
 
+def _keyboard(markup: Any) -> list[list[dict[str, Any]]]:
+    """The rows of buttons of an inline keyboard, as sent (a JSON string or a dict)."""
+    if isinstance(markup, str):
+        markup = json.loads(markup)
+    return (markup or {}).get("inline_keyboard", [])
+
+
 def _key(chat_id: int, message_id: int) -> tuple[int, int]:
     return chat_id, message_id
 
@@ -308,6 +315,8 @@ class FakeTelegram:
             "getupdates": self._get_updates,
             "sendmessage": self._send_message,
             "editmessagetext": self._edit_message_text,
+            "editmessagereplymarkup": self._edit_message_reply_markup,
+            "answercallbackquery": self._true,
             "sendchataction": self._send_chat_action,
             "senddocument": self._send_document,
             "getfile": self._get_file,
@@ -421,6 +430,24 @@ class FakeTelegram:
             "new_reaction": [{"type": "emoji", "emoji": emoji}],
         }})
 
+    def press_button(self, user_id: int, message_id: int, text: str, *, chat_id: int | None = None,
+                     first_name: str = "Ann") -> dict[str, Any]:
+        """Queues a user's press of an inline button of a bot's message, found by the button's
+        text; as in Telegram, only a button the message still shows can be pressed."""
+        chat_id = user_id if chat_id is None else chat_id
+        message = self._messages[_key(chat_id, message_id)]
+        buttons = [button for row in _keyboard(message.get("reply_markup"))
+                   for button in row if button.get("text") == text]
+        if not buttons:
+            raise AssertionError(f"message {message_id} shows no button {text!r}")
+        return self.push_update({"callback_query": {
+            "id": uuid.uuid4().hex,
+            "from": {"id": user_id, "is_bot": False, "first_name": first_name},
+            "message": copy.deepcopy(message),
+            "chat_instance": str(chat_id),
+            "data": buttons[0]["callback_data"],
+        }})
+
     def push_update(self, update: dict[str, Any]) -> dict[str, Any]:
         """Queues any other kind of update (the update_id is filled in); with a webhook set,
         posts it there instead, as Telegram does."""
@@ -436,7 +463,7 @@ class FakeTelegram:
 
     async def _deliver(self, update: dict[str, Any], url: str, secret: str) -> None:
         """Telegram retries a webhook that does not answer 200; here, a few times."""
-        if "message_reaction" in update and "message_reaction" not in self._asked():
+        if not self._wanted(update):
             return
         headers = {"X-Telegram-Bot-Api-Secret-Token": secret}
         async with aiohttp.ClientSession() as session:
@@ -626,10 +653,14 @@ class FakeTelegram:
         return list(itertools.islice(self._pending, limit))
 
     def _drop_unasked(self) -> None:
-        """As Telegram does: reactions reach only a bot that asked for them by name."""
+        self._pending = deque(u for u in self._pending if self._wanted(u))
+
+    def _wanted(self, update: dict[str, Any]) -> bool:
+        """As Telegram does: a bot that named the updates it wants gets only those; reactions
+        reach only a bot that asked for them by name."""
+        kind = next(key for key in update if key != "update_id")
         asked = self._asked()
-        self._pending = deque(u for u in self._pending
-                              if "message_reaction" not in u or "message_reaction" in asked)
+        return kind in asked if asked else kind != "message_reaction"
 
     def _confirm(self, offset: int) -> None:
         if offset < 0:
@@ -647,6 +678,20 @@ class FakeTelegram:
         if entities:
             message["entities"] = entities
         self._store(message, params, text=text, parse_mode=parse_mode)
+        return message
+
+    def _edit_message_reply_markup(self, params: dict[str, Any]) -> dict[str, Any]:
+        key = _key(self._target_chat(params), int(params["message_id"]))
+        if key not in self._messages:
+            raise ApiError("Bad Request: message to edit not found")
+        markup = params.get("reply_markup")
+        markup = json.loads(markup) if isinstance(markup, str) else markup
+        message = self._messages[key]
+        if not _keyboard(markup):
+            message.pop("reply_markup", None)
+        else:
+            message["reply_markup"] = markup
+        self._records[key]["reply_markup"] = markup
         return message
 
     def _checked_text(

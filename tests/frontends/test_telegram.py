@@ -198,6 +198,33 @@ async def test_export_arrives_as_a_json_document_and_memories_list_topics(
     assert (emptied["rounds"], emptied["topics"]) == ([], [])
 
 
+async def test_forget_all_asks_first_with_buttons_that_go_once_pressed(
+    served: Served, fake: FakeTelegram
+) -> None:
+    await served.companion.add_topic(f"telegram:{ANN}", "work", "The host is a nurse.")
+    await served.companion.add_topic(f"telegram:{BOB}", "work", "The host is a baker.")
+    fake.command(ANN, "/forget all")
+    [asked] = await served.answered(ANN)
+    assert asked.startswith("This would delete everything I store about you: 0 rounds, 1 topic")
+    question = fake.messages_to(ANN)[0]
+    assert [b["text"] for b in question["reply_markup"]["inline_keyboard"][0]] == [
+        "Yes, delete everything", "Cancel"]
+    fake.press_button(ANN, question["message_id"], "Cancel")
+    assert (await served.answered(ANN, 2))[1] == "Cancelled: nothing was changed."
+    assert await served.companion.topics.count(f"telegram:{ANN}") == 1
+    assert fake.messages_to(ANN)[0]["reply_markup"] is None  # the buttons went
+
+    fake.command(ANN, "/forget all")
+    await served.answered(ANN, 3)
+    question = fake.messages_to(ANN)[2]
+    fake.press_button(ANN, question["message_id"], "Yes, delete everything")
+    assert (await served.answered(ANN, 4))[3].startswith("Forgotten: 0 rounds, 1 topic")
+    assert await served.companion.topics.count(f"telegram:{ANN}") == 0
+    assert await served.companion.topics.count(f"telegram:{BOB}") == 1
+    assert fake.messages_to(ANN)[2]["reply_markup"] is None
+    assert len(fake.calls_to("answerCallbackQuery")) == 2
+
+
 async def test_admin_commands_are_refused_to_users_and_run_for_admins(
     served: Served, fake: FakeTelegram
 ) -> None:
