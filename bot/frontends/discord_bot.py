@@ -6,6 +6,7 @@ import asyncio
 import io
 import logging
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -13,7 +14,7 @@ from discord.ext import commands
 
 from bot.commands import Attachment
 from bot.errors import ConfigError
-from bot.frontends.desk import FrontDesk
+from bot.frontends.desk import CANCELLED, CONFIRM_LABELS, FrontDesk, confirm_label
 from bot.inbound import Incoming
 from bot.settings import DiscordSettings
 
@@ -21,6 +22,8 @@ log = logging.getLogger(__name__)
 
 MESSAGE_LIMIT = 2000
 NO_MENTIONS = discord.AllowedMentions.none()  # a reply never pings @everyone or anybody
+BUTTON_PREFIX = "companion:"  # the custom ids of our buttons: this, then the command
+CANCEL_ID = BUTTON_PREFIX + "cancel"
 
 
 class DiscordChannel:
@@ -29,9 +32,12 @@ class DiscordChannel:
 
     limit = MESSAGE_LIMIT
 
-    def __init__(self, channel: discord.abc.Messageable, edit_interval: float = 1.0) -> None:
+    def __init__(self, channel: discord.abc.Messageable, edit_interval: float = 1.0,
+                 buttons: Callable[[str], discord.ui.View] | None = None) -> None:
+        """`buttons(command)`: the view of buttons that confirm `command` (see `confirm`)."""
         self.edit_interval = edit_interval
         self._channel = channel
+        self._buttons = buttons
 
     async def send(self, text: str) -> discord.Message:
         return await self._channel.send(text, allowed_mentions=NO_MENTIONS)
@@ -44,9 +50,10 @@ class DiscordChannel:
         await self._channel.send(text, file=file, allowed_mentions=NO_MENTIONS)
 
     async def confirm(self, text: str, command: str) -> None:
-        # The text says which command confirms; Discord's buttons arrive as interactions,
-        # which this bot does not take yet.
-        await self.send(text)
+        if self._buttons is None:  # the text says which command confirms
+            await self.send(text)
+            return
+        await self._channel.send(text, view=self._buttons(command), allowed_mentions=NO_MENTIONS)
 
     def message_key(self, handle: discord.Message) -> str:
         return message_key(handle.channel.id, handle.id)
@@ -66,6 +73,41 @@ def companion_intents() -> discord.Intents:
     intents.guild_messages = True
     intents.dm_reactions = True  # a thumbs-up or down on a reply rates it
     return intents
+
+
+class ConfirmButtons(discord.ui.View):
+    """A button that sends `command` as whoever presses it, and Cancel. Persistent (fixed
+    custom ids, no timeout): registered at start, a press is taken after a restart too."""
+
+    def __init__(self, desk: FrontDesk, command: str, edit_interval: float) -> None:
+        super().__init__(timeout=None)
+        self._desk = desk
+        self._command = command
+        self._edit_interval = edit_interval
+        for label, custom_id, style in (
+                (confirm_label(command), BUTTON_PREFIX + command, discord.ButtonStyle.danger),
+                ("Cancel", CANCEL_ID, discord.ButtonStyle.secondary)):
+            button: discord.ui.Button[ConfirmButtons] = discord.ui.Button(
+                label=label, custom_id=custom_id, style=style)
+            button.callback = self._pressed  # type: ignore[method-assign]
+            self.add_item(button)
+
+    async def _pressed(self, interaction: discord.Interaction) -> None:
+        await interaction.response.edit_message(view=None)  # a choice is made once
+        channel = (interaction.client.get_channel(interaction.channel_id or 0)
+                   or interaction.channel)
+        if not isinstance(channel, discord.abc.Messageable):
+            return
+        surface = DiscordChannel(channel, self._edit_interval)
+        if (interaction.data or {}).get("custom_id") == CANCEL_ID:
+            await surface.send(CANCELLED)
+            return
+        await self._desk.handle(Incoming(
+            user_id=f"discord:{interaction.user.id}",
+            conversation_id=f"discord:{channel.id}",  # type: ignore[union-attr]
+            text=self._command,
+            private=isinstance(channel, discord.DMChannel),
+        ), surface)
 
 
 class _Answering:
@@ -109,8 +151,17 @@ class _Answering:
             text=self._without_mention(message.content).strip(),
             private=private,
         )
-        channel = DiscordChannel(message.channel, self._settings.edit_interval_seconds)
+        channel = DiscordChannel(message.channel, self._settings.edit_interval_seconds,
+                                 self._confirm_buttons)
         await self._desk.handle(incoming, channel)
+
+    def _confirm_buttons(self, command: str) -> ConfirmButtons:
+        return ConfirmButtons(self._desk, command, self._settings.edit_interval_seconds)
+
+    async def setup_hook(self) -> None:
+        # Buttons sent before a restart (or by another process) are answered here too.
+        for command in CONFIRM_LABELS:
+            self.add_view(self._confirm_buttons(command))  # type: ignore[attr-defined]
 
     async def on_raw_reaction_add(self, payload: discord.RawReactionActionEvent) -> None:
         if self.user is None or payload.user_id == self.user.id or not self.receiving:

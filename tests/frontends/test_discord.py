@@ -3,6 +3,7 @@ dpytest (0.7.0, pinned)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sys
 from collections.abc import AsyncIterator
@@ -195,6 +196,75 @@ async def test_why_names_the_memories_behind_the_last_reply(served: Served) -> N
     await served.say(f"<@{served.bot.user.id}> /why", served.ann)
     [in_channel] = served.texts()
     assert in_channel.startswith("For your privacy")
+
+
+async def test_forget_all_asks_with_buttons_and_a_press_is_the_command(
+    served: Served, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sent: list[dict[str, Any]] = []  # what the bot sent, as Discord's API received it
+    answered: list[dict[str, Any]] = []  # interaction callbacks, as Discord received them
+
+    async def send_message(self: Any, channel_id: int, *, params: Any) -> Any:
+        channel = sys._getframe(1).f_locals.get("channel")  # noqa: F841 (dpytest reads it)
+        message = await _send_message(self, channel_id, params=params)
+        sent.append(message | {"components": (params.payload or {}).get("components", [])})
+        return message
+
+    async def interaction_callback(self: Any, interaction_id: int, token: str,
+                                   **request: Any) -> dict[str, Any]:
+        answered.append(request["params"].payload)
+        return {"interaction": {"id": str(interaction_id), "type": 3}, "resource": {"type": 7}}
+
+    monkeypatch.setattr(dpy_backend.FakeHttp, "send_message", send_message)
+    monkeypatch.setattr(discord.webhook.async_.AsyncWebhookAdapter,
+                        "create_interaction_response", interaction_callback)
+    await served.companion.add_topic(f"discord:{ANN}", "pets", "The host has a cat.")
+    await served.companion.add_topic(f"discord:{ADMIN}", "pets", "The host has a dog.")
+
+    await served.say("/forget all", served.ann, dm=True)
+    question = sent[-1]
+    assert question["content"].startswith("This would delete everything I store about you")
+    labels = [b["label"] for row in question["components"] for b in row["components"]]
+    assert labels == ["Yes, delete everything", "Cancel"]
+    await _press(served, question, "companion:cancel", served.ann)
+    assert sent[-1]["content"] == "Cancelled: nothing was changed."
+    assert answered[-1]["data"]["components"] == []  # the buttons went
+    assert await served.companion.topics.count(f"discord:{ANN}") == 1
+
+    await served.say("/forget all", served.ann, dm=True)
+    await _press(served, sent[-1], "companion:/forget all yes", served.ann)
+    assert sent[-1]["content"].startswith("Forgotten: 0 rounds, 1 topic")
+    assert await served.companion.topics.count(f"discord:{ANN}") == 0
+    assert await served.companion.topics.count(f"discord:{ADMIN}") == 1
+    served.sent()
+
+    before = len(served.bot.persistent_views)
+    await served.bot.setup_hook()  # at start: presses on buttons sent before a restart
+    [registered] = served.bot.persistent_views[before:]
+    assert [b.custom_id for b in registered.children] == [  # type: ignore[attr-defined]
+        "companion:/forget all yes", "companion:cancel"]
+
+
+async def _press(served: Served, message: dict[str, Any], custom_id: str,
+                 member: discord.Member) -> None:
+    """A click on a button of a message the bot sent, as Discord's gateway delivers it."""
+    dm = member.dm_channel
+    assert dm is not None
+    before = dpytest.sent_queue.qsize()
+    dpy_backend.get_state().parse_interaction_create({  # type: ignore[arg-type]
+        "id": str(dpy_factories.make_id()), "application_id": str(served.bot.user.id),
+        "type": 3, "token": "interaction-token", "version": 1,
+        "attachment_size_limit": 8 << 20, "channel_id": str(dm.id),
+        "channel": {"id": str(dm.id), "type": 1},
+        "user": dpy_factories.dict_from_user(member._user),
+        "data": {"custom_id": custom_id, "component_type": 2},
+        "message": message,
+    })
+    for _ in range(500):  # the press is answered in a task of its own
+        if dpytest.sent_queue.qsize() > before and not served.desk.busy:
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError("the press got no answer")
 
 
 async def test_export_arrives_as_a_json_file(served: Served) -> None:
