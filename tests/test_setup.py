@@ -39,7 +39,9 @@ def config(tmp_path: Path) -> Path:
     return path
 
 
-def _companion(args: list[str], env: dict[str, str], config: Path) -> subprocess.CompletedProcess[str]:
+def _companion(
+    args: list[str], env: dict[str, str], config: Path
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run([COMPANION, "--config", str(config), *args], env=env, text=True,
                           capture_output=True, timeout=120,
                           cwd=Path(env["COMPANION_DATA_DIR"]).parent)
@@ -120,7 +122,8 @@ def test_a_server_that_refuses_leaves_the_file_untouched(
     llm.enqueue(Error(401, "Incorrect API key provided"))
     done = _companion(["setup", "--base-url", llm.base_url, "--model", "fake-chat"], env, config)
     assert done.returncode == 1
-    assert "refused a reply from fake-chat: HTTP 401 (the API key is missing or wrong)" in done.stderr
+    assert ("refused a reply from fake-chat: HTTP 401 (the API key is missing or wrong)"
+            in done.stderr)
     assert "Incorrect API key provided" in done.stderr
     assert "The settings file was not changed." in done.stderr
     assert "Traceback" not in done.stderr

@@ -20,7 +20,6 @@ from typing import Any
 import numpy as np
 from aiohttp import web
 
-
 DEFAULT_MODELS = ("fake-chat", "fake-embed-text")
 
 
