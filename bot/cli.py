@@ -17,6 +17,7 @@ import click
 
 from bot import __version__
 from bot.cli_common import load_cli_settings, run_with_companion, user_option
+from bot.cli_doctor import doctor
 from bot.cli_memory import ingest, memory
 from bot.cli_pool import pool
 from bot.cli_setup import setup
@@ -221,4 +222,5 @@ def _log_to_file(settings: Settings) -> None:
 main.add_command(memory)
 main.add_command(ingest)
 main.add_command(pool)
+main.add_command(doctor)
 main.add_command(setup)
