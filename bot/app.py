@@ -7,7 +7,7 @@ import functools
 import os
 import socket
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from datetime import timedelta
@@ -23,13 +23,14 @@ from bot.commands import Commands
 from bot.commands.admin import AdminCommands
 from bot.commands.user import UserCommands
 from bot.corrections import Corrections
+from bot.demo_prompt import build_demo_messages
 from bot.dialogue import Dialogue
 from bot.embedder_switch import adopt_embedder, rebuild_indexes
 from bot.errors import ConfigError
 from bot.llm.base import ChatMessage, ChatModel
-from bot.llm.local_llama import LocalLlama
+from bot.llm.local_llama import DEMO_MAX_TOKENS, LocalLlama, turn_stops
 from bot.llm.openai_chat import OpenAIChat
-from bot.prompt import memory_line
+from bot.prompt import build_messages, memory_line
 from bot.reply_uses import ReplyUses
 from bot.retraction import Retractions
 from bot.settings import EmbeddingSettings, LLMSettings, Settings
@@ -164,7 +165,10 @@ async def open_companion(
         counter = await asyncio.to_thread(WordPieceCounter, minilm_tokenizer_file())
         relevance = build_relevance(settings, topics, facts, counter)
 
-        model = model or build_chat_model(settings.llm)
+        # The bundled demo model gets its short prompt; a model handed in gets the paper's.
+        demo = model is None and _is_demo_model(settings.llm)
+        speakers = [*(p.display_name for p in personas.values()), settings.chat.user_name]
+        model = model or build_chat_model(settings.llm, speakers=speakers)
         stack.push_async_callback(model.aclose)
         beliefs = SQLBeliefRows(engine, flipped_confidence=settings.beliefs.flipped_confidence)
         rounds = SQLRoundStore(engine)
@@ -227,6 +231,7 @@ async def open_companion(
             on_round_stored=worker.round_stored,
             on_replied=worker.exchange_finished,
             min_readable=settings.embeddings.min_readable,
+            prompt_builder=build_demo_messages if demo else build_messages,
         )
         access = AccessPolicy.from_settings(
             settings, SQLMessageCounts(engine) if _shared_by_processes(engine) else None)
@@ -416,7 +421,8 @@ def build_embedder(settings: EmbeddingSettings) -> Embedder:
     return OnnxMiniLM(minilm_model_file(), minilm_tokenizer_file())
 
 
-def build_chat_model(settings: LLMSettings) -> ChatModel:
+def build_chat_model(settings: LLMSettings, *, speakers: Sequence[str] = ()) -> ChatModel:
+    """`speakers`: the names a reply of the demo model must not go on to write a line of."""
     if settings.provider == "openai":
         client = AsyncOpenAI(
             base_url=settings.base_url,
@@ -434,12 +440,17 @@ def build_chat_model(settings: LLMSettings) -> ChatModel:
             model_file = smollm2_model_file()
         except FileNotFoundError as error:
             raise ConfigError(f"The offline model is missing: {error}") from error
+    # The demo model rambles and writes the next turns itself: short replies in whole
+    # sentences, stopped where another speaker's line would start.
+    demo = not settings.local_model_path
     return LocalLlama(
         model_file,
         context_tokens=settings.local_context_tokens,
         threads=settings.local_threads,
         temperature=settings.temperature,
-        max_tokens=settings.max_tokens,
+        max_tokens=min(settings.max_tokens, DEMO_MAX_TOKENS) if demo else settings.max_tokens,
+        stop=turn_stops(speakers) if demo else (),
+        whole_sentences=demo,
     )
 
 

@@ -18,7 +18,7 @@ from bot.corrections import Caught, Corrections, correction_command
 from bot.errors import InputRejected, ModelUnavailable, UserFacingError
 from bot.inbound import Incoming, clean_message
 from bot.llm.base import ChatMessage, ChatModel
-from bot.prompt import build_messages, fit_recent
+from bot.prompt import PromptBuilder, build_messages, fit_recent
 from bot.reply_uses import LastReply, ReplyUses, used_record
 from bot.retraction import NO_REPLY_YET, Retractions, described, thats_wrong, wrong_command
 from bot.settings import ChatSettings
@@ -152,6 +152,7 @@ class Dialogue:
         on_replied: Callable[[str, int], None] | None = None,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
         min_readable: float = 0.5,
+        prompt_builder: PromptBuilder = build_messages,
     ) -> None:
         """`on_round_stored(user_id, rounds_waiting)` runs after every stored round: the hook
         for memory upkeep, which must return at once. `on_replied(user_id, round_id)` runs
@@ -160,12 +161,14 @@ class Dialogue:
         `examples` finds the shared pool's examples for a prompt. `turns`
         keeps one user's messages in order across processes (several bots on one database).
         `clock` tells the prompt today's date. `min_readable`: the share of a message the
-        embedder must read for its vector to choose memories (`embeddings.min_readable`)."""
+        embedder must read for its vector to choose memories (`embeddings.min_readable`).
+        `prompt_builder` writes each reply's messages (the demo model gets a shorter prompt)."""
         self._rounds = rounds
         self._topics = topics
         self._relevance = relevance
         self._clock = clock
         self._min_readable = min_readable
+        self._build_prompt = prompt_builder
         self._profiles = profiles
         self._embedder = embedder
         self._model = model
@@ -470,7 +473,7 @@ class Dialogue:
         return recall, self._messages(persona, recall, text)
 
     def _messages(self, persona: Persona, recall: Recall, text: str) -> list[ChatMessage]:
-        return build_messages(
+        return self._build_prompt(
             persona,
             recall,
             text,

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from datetime import date, datetime
+from typing import Protocol
 
 from bot.llm.base import ChatMessage
 from memory.types import Fact, Feedback, Origin, PoolEntry, Recall, Round, Speaker, Topic
@@ -29,6 +30,22 @@ UNDERSTANDING = (
     "short line saying how you read it, such as \"Understanding: you want a synonym of good.\" "
     "(start that line with \"Understanding:\" in any language)"
 )
+
+
+class PromptBuilder(Protocol):
+    """Builds the messages of one reply: `build_messages`, or the demo model's short prompt
+    (`bot.demo_prompt.build_demo_messages`)."""
+
+    def __call__(
+        self,
+        persona: Persona,
+        recall: Recall,
+        message: str,
+        *,
+        user_name: str = ...,
+        recency_max_chars: int = ...,
+        today: date | None = ...,
+    ) -> list[ChatMessage]: ...
 
 
 def build_messages(

@@ -1,20 +1,29 @@
-"""The bundled demo model in-process on llama.cpp: streaming off the event loop, stopping early."""
+"""The bundled demo model in-process on llama.cpp: streaming off the event loop, stopping early,
+short replies that stop before the next speaker's line."""
 
 from __future__ import annotations
 
 import asyncio
+import re
 from contextlib import aclosing
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
+from bot.app import build_chat_model
+from bot.demo_prompt import build_demo_messages
 from bot.errors import ModelUnavailable
 from bot.llm.base import CUT_SHORT
-from bot.llm.local_llama import LocalLlama
+from bot.llm.local_llama import DEMO_MAX_TOKENS, LocalLlama, whole_sentences
+from bot.settings import LLMSettings
 from memory.embeddings.packaged import smollm2_model_file
+from memory.types import Recall, Round, RoundStatus
+from personas.loader import load_personas
 
 pytestmark = pytest.mark.real_model
 MESSAGES = [{"role": "user", "content": "Tell me a long story about a cat."}]
+NOW = datetime(2026, 1, 1, tzinfo=UTC)
 
 
 def _model(path: Path | None = None) -> LocalLlama:
@@ -64,3 +73,56 @@ async def test_a_reply_cut_by_the_token_limit_ends_visibly() -> None:
     pieces = [piece async for piece in model.stream(MESSAGES)]  # type: ignore[arg-type]
     await model.aclose()
     assert pieces[-1] == CUT_SHORT and len(pieces) > 2  # a long story never fits in 8 tokens
+
+
+def _demo_model() -> LocalLlama:
+    """The demo model exactly as the product builds it (default settings)."""
+    model = build_chat_model(LLMSettings(), speakers=["Mia", "host"])
+    assert isinstance(model, LocalLlama)
+    return model
+
+
+def _said(number: int, message: str, reply: str) -> Round:
+    return Round(number, "u", "u", "companion", message, reply, RoundStatus.ANSWERED, NOW)
+
+
+# Replies that wrote the next turns themselves (as the untamed demo model did): a 135M model
+# imitates them and goes on writing "Host:" and "Mia:" lines.
+TRANSCRIPT = (
+    _said(1, "Hi, I'm Ana.",
+          "Hi Ana!\nHost: I love swimming.\nMia: Swimming is great!\nHost: Yes, every morning."),
+    _said(2, "I swim every morning.",
+          "Wonderful.\nHost: And you?\nMia: I like reading.\nHost: Cool."),
+)
+SPEAKER_LINE = re.compile(r"^\W*(host|user|you|assistant|mia|ana)\W*:",
+                          re.IGNORECASE | re.MULTILINE)
+
+
+async def test_the_demo_model_stops_before_the_next_speakers_line() -> None:
+    model = _demo_model()
+    persona = load_personas()["companion"]
+    recall = Recall(recent=TRANSCRIPT, relevant=(), latest=())
+    replies = []
+    for message in ("Go on.", "And then?", "What did I say next?", "Continue our chat.",
+                    "Tell me more."):
+        messages = build_demo_messages(persona, recall, message)
+        replies.append("".join([piece async for piece in model.stream(messages)]))
+    await model.aclose()
+    assert all(reply.strip() for reply in replies)
+    assert not [reply for reply in replies if SPEAKER_LINE.search(reply)]
+
+
+async def test_a_long_demo_reply_ends_with_a_whole_sentence() -> None:
+    model = _demo_model()
+    reply = "".join([piece async for piece in model.stream(MESSAGES)])  # type: ignore[arg-type]
+    await model.aclose()
+    assert reply.rstrip().endswith((".", "!", "?", '"')) and CUT_SHORT not in reply
+    assert len(reply.split()) <= DEMO_MAX_TOKENS
+
+
+def test_a_reply_cut_by_the_token_limit_keeps_its_whole_sentences() -> None:
+    pieces = [("Hi Ana. How", False), (" are you? I lo", False), ("ve swim", True)]
+    assert list(whole_sentences(pieces)) == ["Hi Ana.", " How are you?"]
+    assert "".join(whole_sentences([("Hi Ana. How are you?", True)])) == "Hi Ana. How are you?"
+    assert "".join(whole_sentences([("I went swimm", True)])) == "I went swimm" + CUT_SHORT
+    assert "".join(whole_sentences([("Done. Really", False)])) == "Done. Really"  # not cut

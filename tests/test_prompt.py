@@ -2,8 +2,19 @@
 
 from datetime import UTC, date, datetime
 
+from bot.demo_prompt import LENGTH_RULE, build_demo_messages
 from bot.prompt import NOTHING_YET, build_messages, fit_recent, memory_line
-from memory.types import Fact, Found, Recall, Round, RoundStatus, Speaker, Topic
+from memory.types import (
+    Fact,
+    Feedback,
+    Found,
+    Recall,
+    Round,
+    RoundStatus,
+    ScoredFeedback,
+    Speaker,
+    Topic,
+)
 from personas.loader import load_personas
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
@@ -126,3 +137,52 @@ def test_a_stored_instruction_stays_quoted_data_and_cannot_open_a_section() -> N
     assert line.startswith("[1] ") and line.endswith('and say \\"done\\"."')
     assert "\nNew rules:" not in text
     assert text.splitlines().count("=====") == 6  # three sections, as ever
+
+
+def test_the_demo_prompt_turns_recency_into_chat_turns_after_a_short_system_message() -> None:
+    opened = Round(1, "u", "u", "companion", "", PERSONA.greeting, RoundStatus.ANSWERED, NOW)
+    recall = Recall(
+        recent=(opened, _round(2, "Hi, I'm Ana.", "Hi Ana!"), _round(3, "are you there?", None)),
+        relevant=(Found(Fact("f1", "u", "I love swimming.", Speaker.USER, NOW, (2,)), 0.9),
+                  Found(_topic("work", "The host works nights."), 0.5)),
+        latest=(_topic("food", "The host likes soup."),),
+    )
+    messages = build_demo_messages(PERSONA, recall, "What's my name?", today=NOW.date())
+
+    assert [m["role"] for m in messages] == ["system", "assistant", "user", "assistant", "user",
+                                             "user"]
+    assert [m["content"] for m in messages[1:]] == [
+        PERSONA.greeting, "Hi, I'm Ana.", "Hi Ana!", "are you there?", "What's my name?"]
+    system = messages[0]["content"]
+    assert system.startswith("You are Mia, a warm and curious companion") and LENGTH_RULE in system
+    assert "- The host said: I love swimming.\n- The host works nights." in system
+    # No transcript block, no numbers to cite, no date, no latest topics: too much for 135M.
+    for left_out in ("=====", "[1]", "2026", "likes soup", "Understanding:"):
+        assert left_out not in system
+    assert len(system) < 400
+
+
+def test_the_demo_prompt_keeps_the_corrections_that_apply() -> None:
+    said = Feedback("fb1", "u", key="What is like good?", feedback="I wanted a synonym",
+                    understanding=None, frame="what is like", rule="", persona="companion",
+                    shared=False, created_at=NOW)
+    recall = Recall(recent=(), relevant=(), latest=(),
+                    clarifications=(ScoredFeedback(said, 0.97, "similar"),))
+    [system, _] = build_demo_messages(PERSONA, recall, "What is like quick?")
+    assert system["content"].endswith(
+        'When the host said "What is like good?", they meant: I wanted a synonym')
+
+
+def test_the_demo_prompt_keeps_the_end_of_a_huge_message() -> None:
+    recall = Recall(recent=(_round(1, "start " + "y" * 5000 + " the end", "ok"),), relevant=(),
+                    latest=())
+    [_, huge, _, _] = build_demo_messages(PERSONA, recall, "hi", recency_max_chars=300)
+    assert huge["content"].endswith(" the end") and len(huge["content"]) == 301
+
+
+def test_other_models_keep_the_papers_prompt() -> None:
+    recall = Recall(recent=(_round(1, "Hi, I'm Ana.", "Hi Ana!"),), relevant=(), latest=())
+    messages = build_messages(PERSONA, recall, "What's my name?")
+    assert [m["role"] for m in messages] == ["system", "user"]
+    assert "Host: Hi, I'm Ana.\nMia: Hi Ana!" in messages[0]["content"]
+    assert messages[0]["content"].startswith(PERSONA.role_prompt)

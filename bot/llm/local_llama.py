@@ -7,8 +7,9 @@ event loop through a queue. One generation runs at a time: a llama context is no
 from __future__ import annotations
 
 import asyncio
+import re
 import threading
-from collections.abc import AsyncGenerator, Iterator, Sequence
+from collections.abc import AsyncGenerator, Iterable, Iterator, Sequence
 from contextlib import aclosing, closing
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,13 @@ from bot.errors import ModelUnavailable
 from bot.llm.base import CUT_SHORT, ChatMessage
 
 _DONE = object()
+# The bundled demo model (SmolLM2-135M) replies in at most this many tokens, about three short
+# sentences, cut at a whole sentence (benchmarks/demo_probe.py).
+DEMO_MAX_TOKENS = 80
+# The labels a small model writes when it goes on to write the next turn of a chat itself.
+TURN_LABELS = ("User", "Host", "You", "Assistant", "Me")
+# Where a sentence ends: ".", "!", "?" or "…" (and a closing quote or bracket) before a space.
+_SENTENCE_END = re.compile(r"[.!?…]+[\"'\u201d\u2019)\]]*(?=\s)")
 
 
 class LocalLlama:
@@ -30,13 +38,22 @@ class LocalLlama:
         threads: int,
         temperature: float,
         max_tokens: int,
+        stop: Sequence[str] = (),
+        repeat_penalty: float = 1.15,
+        whole_sentences: bool = False,
     ) -> None:
+        """`stop`: texts that end the reply where they would start (not shown). `whole_sentences`:
+        a reply the token limit cuts ends after its last whole sentence instead of with
+        `CUT_SHORT` (which it still gets when it has no whole sentence)."""
         self._model_file = model_file
         self._context_tokens = context_tokens
         self._threads = threads or None
         # Tiny models echo the prompt at temperature 0: keep some randomness.
         self._temperature = max(temperature, 0.2)
         self._max_tokens = max_tokens
+        self._stop = list(stop)
+        self._repeat_penalty = repeat_penalty
+        self._whole_sentences = whole_sentences
         self._llama: Any = None
         self._lock = asyncio.Lock()
         self.name = model_file.stem
@@ -108,18 +125,67 @@ class LocalLlama:
             stream=True,
             temperature=self._temperature,
             max_tokens=self._max_tokens,
-            repeat_penalty=1.15,
+            repeat_penalty=self._repeat_penalty,
+            stop=self._stop or None,
         )
         with closing(chunks):
-            for chunk in chunks:
-                choice = chunk["choices"][0]
-                if piece := choice["delta"].get("content"):
-                    yield piece
-                if choice.get("finish_reason") == "length":
-                    yield CUT_SHORT
+            deltas = _deltas(chunks)
+            yield from whole_sentences(deltas) if self._whole_sentences else _marked(deltas)
 
     async def aclose(self) -> None:
         async with self._lock:
             if self._llama is not None:
                 await asyncio.to_thread(self._llama.close)
                 self._llama = None
+
+
+def turn_stops(speakers: Iterable[str] = ()) -> list[str]:
+    """Stop sequences for the start of another speaker's line ("\nUser:", "\nMia:", in three
+    casings) and of a new chat message."""
+    labels = {*TURN_LABELS, *speakers}
+    forms = {form for label in labels for form in (label, label.lower(), label.capitalize())}
+    return ["<|im_start|>", *sorted(f"\n{form}:" for form in forms)]
+
+
+Piece = tuple[str, bool]  # a piece of text, and whether the token limit ended the reply there
+
+
+def _deltas(chunks: Iterable[dict[str, Any]]) -> Iterator[Piece]:
+    for chunk in chunks:
+        choice = chunk["choices"][0]
+        yield choice["delta"].get("content") or "", choice.get("finish_reason") == "length"
+
+
+def _marked(deltas: Iterable[Piece]) -> Iterator[str]:
+    """The pieces as they come, and `CUT_SHORT` when the token limit ended the reply."""
+    for piece, cut in deltas:
+        if piece:
+            yield piece
+        if cut:
+            yield CUT_SHORT
+
+
+def whole_sentences(deltas: Iterable[Piece]) -> Iterator[str]:
+    """The pieces, each sentence once it is whole; a reply the token limit cut ends with its last
+    whole sentence, or, when it has none, with what it has and `CUT_SHORT`."""
+    held = ""  # the text after the last whole sentence given out
+    gave = False
+    for piece, cut in deltas:
+        held += piece
+        # At the cut nothing follows: a sentence that ends the text is whole too.
+        if whole := _whole_part(held + " " if cut else held):
+            yield whole
+            held = held[len(whole):]
+            gave = True
+        if cut:
+            if not gave:
+                yield from (held, CUT_SHORT) if held else (CUT_SHORT,)
+            return
+    if held:
+        yield held
+
+
+def _whole_part(text: str) -> str:
+    """`text` up to the end of its last whole sentence ("" when it has none)."""
+    ends = [match.end() for match in _SENTENCE_END.finditer(text)]
+    return text[:ends[-1]] if ends else ""
