@@ -115,7 +115,9 @@ class CompanionApp(App[None]):
     def _show_upkeep(self) -> None:
         """Tell the user while their rounds are being summarized or merged into topics."""
         busy = self.companion is not None and self.companion.worker.is_busy(self._user_id)
-        self.query_one("#upkeep", Static).update("\nSummarizing memories…" if busy else "")
+        # The timer can tick once more while the app shuts down and its widgets are gone.
+        for panel in self.query("#upkeep").results(Static):
+            panel.update("\nSummarizing memories…" if busy else "")
 
     async def on_unmount(self) -> None:
         await self._resources.aclose()
