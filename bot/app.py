@@ -23,14 +23,14 @@ from bot.commands import Commands
 from bot.commands.admin import AdminCommands
 from bot.commands.user import UserCommands
 from bot.corrections import Corrections
-from bot.demo_prompt import build_demo_messages
+from bot.demo_prompt import DEMO_PROMPT
 from bot.dialogue import Dialogue
 from bot.embedder_switch import adopt_embedder, rebuild_indexes
 from bot.errors import ConfigError
 from bot.llm.base import ChatMessage, ChatModel
 from bot.llm.local_llama import DEMO_MAX_TOKENS, LocalLlama, turn_stops
 from bot.llm.openai_chat import OpenAIChat
-from bot.prompt import build_messages, memory_line
+from bot.prompt import PAPER_PROMPT, memory_line
 from bot.reply_uses import ReplyUses
 from bot.retraction import Retractions
 from bot.settings import EmbeddingSettings, LLMSettings, Settings
@@ -166,7 +166,7 @@ async def open_companion(
         relevance = build_relevance(settings, topics, facts, counter)
 
         # The bundled demo model gets its short prompt; a model handed in gets the paper's.
-        demo = model is None and _is_demo_model(settings.llm)
+        demo = model is None and settings.llm.is_demo
         speakers = [*(p.display_name for p in personas.values()), settings.chat.user_name]
         model = model or build_chat_model(settings.llm, speakers=speakers)
         stack.push_async_callback(model.aclose)
@@ -231,7 +231,7 @@ async def open_companion(
             on_round_stored=worker.round_stored,
             on_replied=worker.exchange_finished,
             min_readable=settings.embeddings.min_readable,
-            prompt_builder=build_demo_messages if demo else build_messages,
+            prompt_style=DEMO_PROMPT if demo else PAPER_PROMPT,
         )
         access = AccessPolicy.from_settings(
             settings, SQLMessageCounts(engine) if _shared_by_processes(engine) else None)
@@ -272,7 +272,7 @@ def build_relevance(
 def build_pool_scorer(settings: Settings, model: ChatModel) -> PoolScorer | None:
     """`scorer = "auto"` scores with any model but the bundled demo model (too small to judge)."""
     chosen = settings.sharing
-    if chosen.scorer == "model" or (chosen.scorer == "auto" and not _is_demo_model(settings.llm)):
+    if chosen.scorer == "model" or (chosen.scorer == "auto" and not settings.llm.is_demo):
         return PoolScorer(model, timeout_seconds=chosen.score_timeout_seconds)
     return None
 
@@ -344,19 +344,14 @@ def _shared_by_processes(engine: AsyncEngine) -> bool:
     return engine.dialect.name in {"mysql", "mariadb"}
 
 
-def _is_demo_model(settings: LLMSettings) -> bool:
-    """The bundled SmolLM2: fine for chat, too small to summarize or to judge corrections."""
-    return settings.provider == "local" and not settings.local_model_path
-
-
 def _confirms_corrections(mode: str, settings: LLMSettings) -> bool:
-    return mode == "always" or (mode == "auto" and not _is_demo_model(settings))
+    return mode == "always" or (mode == "auto" and not settings.is_demo)
 
 
 def build_judge(settings: Settings, model: ChatModel) -> Judge:
     """`auto` asks the model only when it is not the bundled demo model (too small to judge)."""
     mode = settings.beliefs.judge
-    if mode == "heuristic" or (mode == "auto" and _is_demo_model(settings.llm)):
+    if mode == "heuristic" or (mode == "auto" and settings.llm.is_demo):
         return HeuristicJudge()
     return ModelJudge(model, timeout_seconds=settings.beliefs.judge_timeout_seconds,
                       user_name=settings.chat.user_name)
@@ -366,7 +361,7 @@ def build_summarizer(settings: Settings, model: ChatModel, embedder: Embedder) -
     """`auto` trusts the model only when it is not the bundled demo model (too small for this)."""
     extractive = ExtractiveSummarizer(embedder)
     mode = settings.memory.summarizer
-    if mode == "extractive" or (mode == "auto" and _is_demo_model(settings.llm)):
+    if mode == "extractive" or (mode == "auto" and settings.llm.is_demo):
         return extractive
     llm = LLMSummarizer(model)
     return llm if mode == "llm" else FallbackSummarizer(llm, extractive)

@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from datetime import date
 
 from bot.llm.base import ChatMessage
+from bot.prompt import PromptStyle
 from memory.types import Fact, Origin, Recall, Round, Speaker, Topic, memory_text
 from personas.loader import Persona
 
@@ -45,6 +46,9 @@ def build_demo_messages(
         *recent_turns(recall.recent, recency_max_chars),
         {"role": "user", "content": message},
     ]
+
+
+DEMO_PROMPT = PromptStyle(build_demo_messages, short=True)
 
 
 def demo_system(persona: Persona, recall: Recall, user_name: str = "host") -> str:

@@ -18,7 +18,7 @@ from bot.corrections import Caught, Corrections, correction_command
 from bot.errors import InputRejected, ModelUnavailable, UserFacingError
 from bot.inbound import Incoming, clean_message
 from bot.llm.base import ChatMessage, ChatModel
-from bot.prompt import PromptBuilder, build_messages, fit_recent
+from bot.prompt import PAPER_PROMPT, PromptStyle, fit_recent
 from bot.reply_uses import LastReply, ReplyUses, used_record
 from bot.retraction import NO_REPLY_YET, Retractions, described, thats_wrong, wrong_command
 from bot.settings import ChatSettings
@@ -152,7 +152,7 @@ class Dialogue:
         on_replied: Callable[[str, int], None] | None = None,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
         min_readable: float = 0.5,
-        prompt_builder: PromptBuilder = build_messages,
+        prompt_style: PromptStyle = PAPER_PROMPT,
     ) -> None:
         """`on_round_stored(user_id, rounds_waiting)` runs after every stored round: the hook
         for memory upkeep, which must return at once. `on_replied(user_id, round_id)` runs
@@ -162,13 +162,13 @@ class Dialogue:
         keeps one user's messages in order across processes (several bots on one database).
         `clock` tells the prompt today's date. `min_readable`: the share of a message the
         embedder must read for its vector to choose memories (`embeddings.min_readable`).
-        `prompt_builder` writes each reply's messages (the demo model gets a shorter prompt)."""
+        `prompt_style` writes each reply's messages (the demo model gets a shorter prompt)."""
         self._rounds = rounds
         self._topics = topics
         self._relevance = relevance
         self._clock = clock
         self._min_readable = min_readable
-        self._build_prompt = prompt_builder
+        self._prompt = prompt_style
         self._profiles = profiles
         self._embedder = embedder
         self._model = model
@@ -413,13 +413,15 @@ class Dialogue:
         recent, found, to_check = await asyncio.gather(
             self._rounds.recent_rounds(user_id, self._chat.recency_rounds, before_id=before_round),
             memories,
-            self._beliefs.next_question(user_id) if ask else _nothing(),
+            self._beliefs.next_question(user_id)
+            if ask and not self._prompt.short else _nothing(),
         )
         relevant, latest, clarifications, examples, unread = found
-        return Recall(recent=fit_recent(recent, self._chat.recency_max_chars),
-                      relevant=tuple(relevant), latest=tuple(latest),
-                      clarifications=tuple(clarifications), to_check=to_check or (),
-                      examples=tuple(examples), words_only=unread)
+        return self._prompt.shown(Recall(
+            recent=fit_recent(recent, self._chat.recency_max_chars),
+            relevant=tuple(relevant), latest=tuple(latest),
+            clarifications=tuple(clarifications), to_check=to_check or (),
+            examples=tuple(examples), words_only=unread))
 
     async def _memories(self, user_id: str, text: str, persona: Persona) -> Memories:
         """Relevance, Latest_topics, clarifications and the pool's examples: the reads run
@@ -473,7 +475,7 @@ class Dialogue:
         return recall, self._messages(persona, recall, text)
 
     def _messages(self, persona: Persona, recall: Recall, text: str) -> list[ChatMessage]:
-        return self._build_prompt(
+        return self._prompt.build(
             persona,
             recall,
             text,

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from datetime import date, datetime
 from typing import Protocol
 
@@ -46,6 +47,24 @@ class PromptBuilder(Protocol):
         recency_max_chars: int = ...,
         today: date | None = ...,
     ) -> list[ChatMessage]: ...
+
+
+@dataclass(frozen=True)
+class PromptStyle:
+    """How one reply's prompt is written: the paper's, or the demo model's short prompt.
+
+    The short prompt holds no Latest_topics, shared-pool examples or beliefs to check; they are
+    dropped from the recall before the reply, so `/why` lists only what the model was shown,
+    and a question about two beliefs is kept for a model that can ask it.
+    """
+
+    build: PromptBuilder
+    short: bool = False
+
+    def shown(self, recall: Recall) -> Recall:
+        if not self.short:
+            return recall
+        return replace(recall, latest=(), examples=(), to_check=(), short_prompt=True)
 
 
 def build_messages(
@@ -205,3 +224,7 @@ def _recency(
     if len(text) > max_chars:  # one huge round: keep its end, where the latest words are
         text = "…" + text[-max_chars:]
     return text or NOTHING_YET
+
+
+# The paper's prompt, for every model but the bundled demo one.
+PAPER_PROMPT = PromptStyle(build_messages)

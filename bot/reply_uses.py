@@ -53,6 +53,7 @@ def used_record(recall: Recall, asked: str, cited: Sequence[int]) -> str:
         "to_check": [fact.id for fact in recall.to_check],
         "examples": [entry.id for entry in recall.examples],
         "words_only": recall.words_only,
+        "short_prompt": recall.short_prompt,
     }, ensure_ascii=False)
 
 
@@ -116,6 +117,7 @@ class ReplyUses:
             to_check=tuple(fact(fact_id) for fact_id in record["to_check"]),
             examples=tuple(entry for entry in examples if entry is not None),
             words_only=record["words_only"],
+            short_prompt=record.get("short_prompt", False),  # records before it was kept
         )
         return LastReply(recall, record["asked"], tuple(record["cited"]))
 

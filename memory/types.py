@@ -183,6 +183,8 @@ class Recall:
     # The embedder could not read the message (another script, emoji): no memory was chosen
     # by meaning, only by words.
     words_only: bool = False
+    # The demo model's short prompt: no Latest_topics, examples or beliefs to check were shown.
+    short_prompt: bool = False
 
     def numbered(self) -> tuple[Memory, ...]:
         """The memories as the prompt numbers them, from 1: Relevance, then Latest_topics,

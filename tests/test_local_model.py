@@ -11,15 +11,19 @@ from pathlib import Path
 
 import pytest
 
-from bot.app import build_chat_model
+from bot.app import build_chat_model, open_companion
+from bot.commands.replies import LEFT_OUT
 from bot.demo_prompt import build_demo_messages
 from bot.errors import ModelUnavailable
 from bot.llm.base import CUT_SHORT
 from bot.llm.local_llama import DEMO_MAX_TOKENS, LocalLlama, whole_sentences
 from bot.settings import LLMSettings
 from memory.embeddings.packaged import smollm2_model_file
-from memory.types import Recall, Round, RoundStatus
+from memory.types import Fact, Origin, Recall, Round, RoundStatus, Speaker
 from personas.loader import load_personas
+from tests.chatting import run, say
+from tests.conftest import make_settings
+from tests.fakes.openai_server import ScriptedLLM
 
 pytestmark = pytest.mark.real_model
 MESSAGES = [{"role": "user", "content": "Tell me a long story about a cat."}]
@@ -127,3 +131,31 @@ def test_a_reply_cut_by_the_token_limit_keeps_its_whole_sentences() -> None:
     assert "".join(whole_sentences([("Hi Ana. How are you?", True)])) == "Hi Ana. How are you?"
     assert "".join(whole_sentences([("I went swimm", True)])) == "I went swimm" + CUT_SHORT
     assert "".join(whole_sentences([("Done. Really", False)])) == "Done. Really"  # not cut
+
+
+async def test_why_lists_only_what_the_demo_models_short_prompt_held(
+    tmp_path: Path, llm: ScriptedLLM
+) -> None:
+    """The short prompt holds no Latest_topics and asks nothing about two beliefs that
+    disagree: /why does not claim them, and the question waits for a model that can ask it."""
+    same_memories = {"vector": {"collection": f"demo{tmp_path.name[-8:]}"}}
+    async with open_companion(
+            make_settings(tmp_path, llm, llm={"provider": "local"}, **same_memories)) as demo:
+        await demo.add_topic("ana", "swimming", "The host swims every morning.")
+        await demo.facts.add_facts([
+            Fact(f"{city}{n}", "ana", f"I live in {city}.", Speaker.USER,
+                 NOW.replace(day=1 + 2 * n), (1,), Origin.SAID)
+            for n, city in enumerate(("Paris", "Lyon"))])
+        await demo.worker.check_beliefs("ana")
+        reply, _ = await say(demo, "How was your day?")
+        why = await run(demo, "/why")
+    assert reply.strip()
+    assert f"Latest topics:\n  {LEFT_OUT}" in why and "swimming" not in why
+    assert "To check with you" not in why and "Paris" not in why
+
+    async with open_companion(make_settings(tmp_path, llm, **same_memories)) as real:
+        llm.enqueue("Which one is it now?")
+        await say(real, "How was your day?")
+        why = await run(real, "/why")
+    assert "Something to check" in llm.last_system_prompt  # kept for this model to ask
+    assert "swimming" in why and "To check with you" in why and LEFT_OUT not in why

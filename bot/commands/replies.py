@@ -22,6 +22,9 @@ from memory.types import (
     Topic,
 )
 
+# Latest_topics under the bundled demo model, whose short prompt holds none.
+LEFT_OUT = "(not shown: the demo model's short prompt leaves them out; see companion setup)"
+
 
 @dataclass(frozen=True, slots=True)
 class Attachment:
@@ -126,7 +129,7 @@ def describe_recall(
     start = 1
     for title, section, empty in (
         (f"Relevance ({tokens} tokens):", relevance, "(no memory close enough)"),
-        ("Latest topics:", latest, "(none yet)"),
+        ("Latest topics:", latest, LEFT_OUT if recall.short_prompt else "(none yet)"),
         ("Clarifications (from corrections):", clarifications, "(none applied)"),
         *([("To check with you (they disagree):", to_check, "")] if to_check else []),
     ):
