@@ -187,7 +187,6 @@ class Dialogue:
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = (
             weakref.WeakValueDictionary()
         )
-        self._why_shown: set[str] = set()
 
     async def respond(self, incoming: Incoming) -> AsyncGenerator[ReplyEvent, None]:
         """Store the message, recall memories, stream the reply, store it.
@@ -214,8 +213,6 @@ class Dialogue:
     async def _respond(self, incoming: Incoming, stored: _Stored
                        ) -> AsyncGenerator[ReplyEvent, None]:
         async with self.user_lock(incoming.user_id):
-            after_why = incoming.user_id in self._why_shown
-            self._why_shown.discard(incoming.user_id)
             try:
                 text = clean_message(incoming.text, self._chat.max_message_chars)
             except InputRejected as rejection:
@@ -225,7 +222,7 @@ class Dialogue:
             if explicit is not None and (problem := await self._cannot_correct(incoming, explicit)):
                 yield Refused(problem)
                 return
-            wrong = await self._wrong_in(incoming, text, after_why)
+            wrong = await self._wrong_in(incoming, text)
             if isinstance(wrong, str):
                 yield Refused(wrong)
                 return
@@ -256,14 +253,13 @@ class Dialogue:
                         self._replied(incoming.user_id, event.round_id)
                     yield event
 
-    async def _wrong_in(self, incoming: Incoming, text: str, after_why: bool
-                        ) -> _Fix | str | None:
+    async def _wrong_in(self, incoming: Incoming, text: str) -> _Fix | str | None:
         """The memory a message says is wrong (`/wrong <n> ...`, or "No, that's wrong: ..."
-        right after `/why`), a line that says why it cannot be taken, or None."""
+        right after `/why`, in any process), a line that says why it cannot be taken, or None."""
         wrong = wrong_command(text)
-        if wrong is None and after_why and incoming.private:
-            wrong = thats_wrong(text)
-            if wrong is None:
+        if wrong is None:
+            wrong = thats_wrong(text) if incoming.private else None
+            if wrong is None or not await self._uses.just_explained(incoming.user_id):
                 return None
         if wrong is None or isinstance(wrong, str):
             return wrong
@@ -492,10 +488,7 @@ class Dialogue:
     async def explain(self, user_id: str) -> LastReply | None:
         """The user's last reply (in any process), for `/why`: the next message may then say
         "No, that's wrong: ..." about it."""
-        last = await self._uses.last(user_id)
-        if last is not None:
-            self._why_shown.add(user_id)
-        return last
+        return await self._uses.explain(user_id)
 
     async def persona_for(self, user_id: str) -> Persona:
         chosen = await self._profiles.persona_of(user_id)

@@ -25,6 +25,8 @@ from memory.types import Fact, Feedback, Found, Recall, Round, ScoredFeedback, S
 
 log = logging.getLogger(__name__)
 
+# Set in a reply's record once `/why` has shown it.
+EXPLAINED = "explained"
 GONE = "(no longer kept: forgotten, merged or said to be wrong since this reply)"
 
 
@@ -70,16 +72,36 @@ class ReplyUses:
 
     async def last(self, user_id: str) -> LastReply | None:
         """The user's newest reply (in any process), or None when there is none to explain."""
+        return await self._newest(user_id, explaining=False)
+
+    async def explain(self, user_id: str) -> LastReply | None:
+        """`last`, for `/why`: the record is marked explained, so the user's next message may
+        say "No, that's wrong: ..." about it, whichever process takes that message."""
+        return await self._newest(user_id, explaining=True)
+
+    async def just_explained(self, user_id: str) -> bool:
+        """Whether `/why` explained the user's newest round: no message of theirs came since."""
+        text = await self._rounds.newest_used(user_id)
+        try:
+            return text is not None and json.loads(text).get(EXPLAINED) is True
+        except ValueError:
+            return False
+
+    async def _newest(self, user_id: str, *, explaining: bool) -> LastReply | None:
         found = await self._rounds.last_used(user_id)
         if found is None:
             return None
         round_, text = found
         try:
             record = json.loads(text)
-            return await self._rebuilt(round_, record)
+            last = await self._rebuilt(round_, record)
         except (ValueError, KeyError, TypeError) as error:  # a record we cannot read
             log.warning("The record of what round %s used is unreadable: %r", round_.id, error)
             return None
+        if explaining and record.get(EXPLAINED) is not True:
+            await self._rounds.keep_used(round_.id, json.dumps({**record, EXPLAINED: True},
+                                                               ensure_ascii=False))
+        return last
 
     async def _rebuilt(self, round_: Round, record: dict[str, Any]) -> LastReply:
         user_id = round_.user_id

@@ -102,6 +102,29 @@ async def test_no_thats_wrong_right_after_why_fixes_the_one_memory_cited(
     assert not any("nurse" in line for line in memory_lines(llm.last_system_prompt))
 
 
+async def test_no_thats_wrong_after_why_is_taken_by_another_process_but_not_a_message_later(
+    tmp_path: Path, llm: ScriptedLLM, sql_url: str
+) -> None:
+    """Two companions on one database are two bot processes: /why in one, and "No, that's
+    wrong" in the other; once another message came between, it is an ordinary message."""
+    settings = make_settings(tmp_path, llm, sql_url)
+    async with open_companion(settings) as first, open_companion(settings) as second:
+        await _why_of_a_cited_nurse(first, llm)
+        llm.enqueue("A teacher then!")
+        said, _ = await say(second, "No, that's wrong: I'm a teacher in Leeds now")
+        assert said.startswith('Noted: memory 1 ("I work as a nurse in Leeds.") is wrong')
+
+        await _said_fact(first, "ana", "My cat Miso hates the vacuum.")
+        llm.enqueue("Miso again [1].")
+        await say(first, "Tell me about my cat")
+        await run(first, "/why")
+        await say(second, "She sleeps all day.")
+        said, _ = await say(second, "No, that's wrong: she loves it")
+        assert said == llm.default  # answered as any message
+        kept = [fact.text for fact in await first.facts.newest("ana", 5)]
+        assert "My cat Miso hates the vacuum." in kept and "I work as a nurse in Leeds." not in kept
+
+
 async def test_a_question_after_why_is_not_a_retraction(
     teachable: Companion, llm: ScriptedLLM
 ) -> None:

@@ -150,6 +150,18 @@ class SQLRoundStore:
             row = (await conn.execute(query)).mappings().one_or_none()
         return None if row is None else (to_round(row), row["used"])
 
+    async def newest_used(self, user_id: str) -> str | None:
+        """What the user's newest round's reply used; None when it keeps no record (or there
+        is no round)."""
+        query = (select(rounds.c.used).where(rounds.c.user_id == user_id)
+                 .order_by(rounds.c.id.desc()).limit(1))
+        async with self._engine.connect() as conn:
+            return (await conn.execute(query)).scalar_one_or_none()
+
+    async def keep_used(self, round_id: int, used: str) -> None:
+        async with self._engine.begin() as conn:
+            await conn.execute(update(rounds).where(rounds.c.id == round_id).values(used=used))
+
     async def count_rounds(self, user_id: str) -> int:
         query = select(func.count()).select_from(rounds).where(rounds.c.user_id == user_id)
         async with self._engine.connect() as conn:
