@@ -437,7 +437,7 @@ def build_chat_model(settings: LLMSettings, *, speakers: Sequence[str] = ()) -> 
             raise ConfigError(f"The offline model is missing: {error}") from error
     # The demo model rambles and writes the next turns itself: short replies in whole
     # sentences, stopped where another speaker's line would start.
-    demo = not settings.local_model_path
+    demo = settings.is_demo
     return LocalLlama(
         model_file,
         context_tokens=settings.local_context_tokens,

@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from datetime import date
 
 from bot.llm.base import ChatMessage
-from bot.prompt import PromptStyle
+from bot.prompt import PromptStyle, keep_end
 from memory.types import Fact, Origin, Recall, Round, Speaker, Topic, memory_text
 from personas.loader import Persona
 
@@ -69,9 +69,9 @@ def recent_turns(rounds: tuple[Round, ...], max_chars: int) -> Iterator[ChatMess
     failed reply, a conversation the companion opened) is left out."""
     for round_ in rounds:
         if round_.user_text:
-            yield {"role": "user", "content": _end_of(round_.user_text, max_chars)}
+            yield {"role": "user", "content": keep_end(round_.user_text, max_chars)}
         if round_.reply_text:
-            yield {"role": "assistant", "content": _end_of(round_.reply_text, max_chars)}
+            yield {"role": "assistant", "content": keep_end(round_.reply_text, max_chars)}
 
 
 def first_sentence(text: str) -> str:
@@ -85,8 +85,3 @@ def _memory(memory: Topic | Fact, user_name: str) -> str:
     if memory.origin is Origin.TAUGHT or memory.speaker is Speaker.USER:
         return f"- The {user_name} said: {text}"
     return f"- You said: {text}"
-
-
-def _end_of(text: str, max_chars: int) -> str:
-    """One huge message keeps its end, where the latest words are (as in `build_messages`)."""
-    return text if len(text) <= max_chars else "…" + text[-max_chars:]

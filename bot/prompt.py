@@ -220,10 +220,12 @@ def _recency(
             lines.append(f"{user_name.capitalize()}: {round_.user_text}")
         if round_.reply_text:
             lines.append(f"{companion_name}: {round_.reply_text}")
-    text = "\n".join(lines)
-    if len(text) > max_chars:  # one huge round: keep its end, where the latest words are
-        text = "…" + text[-max_chars:]
-    return text or NOTHING_YET
+    return keep_end("\n".join(lines), max_chars) or NOTHING_YET
+
+
+def keep_end(text: str, max_chars: int) -> str:
+    """One huge round is cut to its end, where the latest words are."""
+    return text if len(text) <= max_chars else "…" + text[-max_chars:]
 
 
 # The paper's prompt, for every model but the bundled demo one.
