@@ -59,8 +59,8 @@ from itertools import combinations
 from benchmarks import consistency_data, consistency_heldout
 from benchmarks.consistency_data import Statement, Timeline
 from bot.app import Companion, open_companion
-from bot.llm.base import ChatMessage
 from bot.settings import load_settings
+from memory.protocols import ChatMessage
 from memory.types import Fact, Speaker
 
 START = datetime(2024, 1, 8, 9, 0, tzinfo=UTC)

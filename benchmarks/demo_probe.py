@@ -45,12 +45,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bot.app import open_companion
-from bot.dialogue import Delta, Dialogue, Failed, Finished, Refused
-from bot.inbound import Incoming
-from bot.llm.base import ChatModel
+from bot.core.dialogue import Delta, Dialogue, Failed, Finished, Refused
+from bot.core.inbound import Incoming
 from bot.llm.local_llama import LocalLlama
 from bot.settings import Settings, load_settings
 from memory.embeddings.packaged import smollm2_model_file
+from memory.protocols import ChatModel
 
 
 @dataclass(frozen=True, slots=True)

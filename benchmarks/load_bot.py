@@ -20,7 +20,7 @@ from aiohttp import web
 
 from bot.app import open_companion
 from bot.commands import Attachment
-from bot.inbound import Incoming
+from bot.core.inbound import Incoming
 from bot.serve import front_desk
 from bot.settings import load_settings
 

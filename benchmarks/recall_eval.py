@@ -36,8 +36,8 @@ from typing import Any
 
 from benchmarks.recall_data import DATA, Conversation, Side, carries_nothing, load, quotable
 from bot.app import Companion, open_companion
-from bot.ingest import ingest, read_exchanges
-from bot.prompt import memory_line
+from bot.core.ingest import ingest, read_exchanges
+from bot.core.prompt import memory_line
 from bot.settings import Settings, load_settings
 from memory.embeddings.packaged import minilm_tokenizer_file
 from memory.relevance import RelevancePlan

@@ -47,7 +47,7 @@ from benchmarks import sharing_data, sharing_heldout
 from benchmarks.consistency_eval import Silent
 from bot.app import Companion, open_companion
 from bot.settings import load_settings
-from memory.pool import entry_id
+from memory.pool.store import entry_id
 from memory.types import PoolEntry, PoolStatus
 from personas.loader import PACKAGED_DIR, load_personas, load_rubrics
 

@@ -33,11 +33,11 @@ from dataclasses import dataclass, replace
 
 from benchmarks.teach_data import CORE_FACTS, CoreFact
 from bot.app import Companion, open_companion
-from bot.dialogue import Finished
-from bot.inbound import Incoming
-from bot.llm.base import ChatMessage
+from bot.core.dialogue import Finished
+from bot.core.inbound import Incoming
+from bot.core.teaching import fact_of
 from bot.settings import load_settings
-from bot.teaching import fact_of
+from memory.protocols import ChatMessage
 from memory.types import Fact, Origin, Recall
 
 USER = "learner"

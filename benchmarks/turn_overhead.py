@@ -33,11 +33,11 @@ from sqlalchemy import insert
 
 from benchmarks import sharing_data
 from bot.app import Companion, open_companion
-from bot.inbound import Incoming
-from bot.llm.base import ChatMessage
+from bot.core.inbound import Incoming
 from bot.settings import load_settings
-from memory.feedback import Correction
-from memory.pool import entry_id
+from memory.feedback.store import Correction
+from memory.pool.store import entry_id
+from memory.protocols import ChatMessage
 from memory.sql.engine import open_engine, utcnow
 from memory.sql.tables import rounds
 from memory.types import Fact, Origin, PoolEntry, PoolStatus, Speaker

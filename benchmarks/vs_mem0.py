@@ -46,7 +46,7 @@ from benchmarks.turn_overhead import MESSAGES, InstantModel, fact_text, one_turn
 from bot.app import Companion, open_companion
 from bot.settings import load_settings
 from memory.embeddings.onnx_minilm import OnnxMiniLM
-from memory.scrub import SPACY_MODEL
+from memory.pool.scrub import SPACY_MODEL
 from memory.sql.engine import utcnow
 from memory.types import Exchange, Fact, Origin, Speaker
 

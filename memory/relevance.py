@@ -17,7 +17,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from memory.facts import FactStore
+from memory.facts.store import FactStore
 from memory.protocols import TopicStore, Vector
 from memory.tokens import TokenCounter
 from memory.types import Fact, Found, Topic, memory_key

@@ -122,7 +122,7 @@ class Feedback:
     key: str  # the misunderstood message x
     feedback: str  # fb, in the user's words
     understanding: str | None  # u: how the companion said it understood x, if it said so
-    frame: str  # the words of x that carry the misunderstanding (see memory.feedback_match)
+    frame: str  # the words of x that carry the misunderstanding (see memory.feedback.matching)
     rule: str  # a phrase the user said the feedback is about ("when I say X ..."), or ""
     persona: str
     shared: bool  # applies to every user (an admin promoted it, or sharing was on)
@@ -176,7 +176,8 @@ class Recall:
     relevant: tuple[Found, ...]
     latest: tuple[Topic, ...]
     clarifications: tuple[ScoredFeedback, ...] = ()
-    # Two beliefs that disagree, earlier first, to ask the user about once (see memory.beliefs).
+    # Two beliefs that disagree, earlier first, to ask the user about once (see
+    # memory.beliefs.belief).
     to_check: tuple[Fact, ...] = ()
     # Good exchanges from the shared pool, shown as examples (not memories: never cited).
     examples: tuple[PoolEntry, ...] = ()

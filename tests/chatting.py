@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from bot.app import Companion
-from bot.dialogue import Delta, Failed, Finished, Refused
-from bot.inbound import Incoming
+from bot.core.dialogue import Delta, Failed, Finished, Refused
+from bot.core.inbound import Incoming
 
 
 async def say(companion: Companion, text: str, user: str = "ana", *,

@@ -6,7 +6,7 @@ import socket
 
 import pytest
 
-from bot.access import AccessPolicy, Admission
+from bot.core.access import AccessPolicy, Admission
 from bot.settings import load_settings
 from memory.sql.engine import open_engine
 from memory.sql.message_counts import SQLMessageCounts

@@ -11,7 +11,7 @@ import pytest
 from bot.app import Companion, open_companion
 from bot.commands.admin import ADMIN_HELP
 from bot.commands.layer import REFUSAL
-from bot.inbound import Incoming
+from bot.core.inbound import Incoming
 from memory.types import Exchange
 from tests.conftest import make_settings
 from tests.fakes.openai_server import ScriptedLLM

@@ -14,9 +14,9 @@ from hypothesis import strategies as st
 
 from bot.app import Companion, open_companion
 from bot.commands import parse_command
+from bot.core.inbound import clean_message
 from bot.errors import InputRejected
-from bot.frontends.telegram_format import to_telegram_html
-from bot.inbound import clean_message
+from bot.frontends.telegram.format import to_telegram_html
 from tests.chatting import run, say
 from tests.conftest import make_settings
 from tests.fakes.openai_server import ScriptedLLM

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.citations import CitationFilter
+from bot.core.citations import CitationFilter
 
 
 def _streamed(pieces: list[str], memories: int) -> tuple[str, list[int]]:

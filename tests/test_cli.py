@@ -263,7 +263,7 @@ def test_version_and_help_do_not_load_the_stores_or_the_models() -> None:
     # memory jobs) came in with the CLI; people run them first, to see that it works.
     heavy = ["sklearn", "chromadb", "presidio_analyzer", "onnxruntime", "jobs.worker",
              "bot.commands", "bot.app", "llama_cpp", "textual"]
-    probe = ("import sys\nfrom click.testing import CliRunner\nfrom bot.cli import main\n"
+    probe = ("import sys\nfrom click.testing import CliRunner\nfrom bot.cli.main import main\n"
              "for args in (['version'], ['--help'], ['memory', '--help']):\n"
              "    assert CliRunner().invoke(main, args).exit_code == 0\n"
              f"print([m for m in {heavy!r} if m in sys.modules])")

@@ -8,8 +8,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from bot.app import Companion, open_companion
-from bot.inbound import Incoming
-from bot.wording import counted
+from bot.core.inbound import Incoming
+from bot.core.wording import counted
 from memory.types import Fact, Speaker
 from tests.conftest import make_settings
 from tests.fakes.openai_server import ScriptedLLM

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.corrections import Signal, correction_command, detect, understanding_of
+from bot.core.corrections import Signal, correction_command, detect, understanding_of
 
 
 @pytest.mark.parametrize(("text", "signal"), [

@@ -15,7 +15,7 @@ import pytest
 from sqlalchemy.engine import make_url
 
 from bot.app import Companion, open_companion
-from bot.dialogue import MEMORY_AWAY, MEMORY_AWAY_SAVED
+from bot.core.dialogue import MEMORY_AWAY, MEMORY_AWAY_SAVED
 from memory.sql.engine import utcnow
 from memory.types import RoundStatus
 from tests.chatting import say

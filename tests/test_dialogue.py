@@ -10,8 +10,8 @@ from sqlalchemy import text
 from sqlalchemy.exc import OperationalError
 
 from bot.app import Companion, open_companion
-from bot.dialogue import Delta, Failed, Finished, Recalled, Refused, ReplyEvent
-from bot.inbound import Incoming
+from bot.core.dialogue import Delta, Failed, Finished, Recalled, Refused, ReplyEvent
+from bot.core.inbound import Incoming
 from memory.types import RoundStatus
 from tests.conftest import make_settings
 from tests.fakes.openai_server import Error, Reply, ScriptedLLM

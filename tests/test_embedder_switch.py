@@ -10,7 +10,7 @@ from typing import Any
 from bot.app import Companion, open_companion
 from bot.settings import Settings
 from memory.embeddings.onnx_minilm import OnnxMiniLM
-from memory.vectors import IndexNames, open_client
+from memory.index.chroma import IndexNames, open_client
 from tests.chatting import say
 from tests.conftest import make_settings
 from tests.fakes.openai_server import ScriptedLLM

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from bot.app import Companion, open_companion
-from bot.dialogue import Delta, Failed, Finished, Recalled, Refused
-from bot.inbound import Incoming
+from bot.core.dialogue import Delta, Failed, Finished, Recalled, Refused
+from bot.core.inbound import Incoming
 from memory.types import Recall
 from tests.conftest import make_settings
 from tests.fakes.openai_server import Error, ScriptedLLM

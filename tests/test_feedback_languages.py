@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from bot.app import Companion, open_companion
-from bot.dialogue import Delta, Recalled
-from bot.inbound import Incoming
-from memory.feedback import Correction
+from bot.core.dialogue import Delta, Recalled
+from bot.core.inbound import Incoming
+from memory.feedback.store import Correction
 from memory.types import Recall
 from tests.conftest import make_settings
 from tests.fakes.openai_server import ScriptedLLM

@@ -2,8 +2,8 @@
 
 import pytest
 
+from bot.core.inbound import clean_message
 from bot.errors import InputRejected
-from bot.inbound import clean_message
 
 
 @pytest.mark.parametrize("text", ["", "   ", "\n\t \n", "\x00\x1b"])

@@ -6,8 +6,8 @@ import pytest
 from openai import AsyncOpenAI
 
 from bot.errors import ModelUnavailable
-from bot.llm.base import CUT_SHORT
 from bot.llm.openai_chat import OpenAIChat
+from memory.protocols import CUT_SHORT
 from tests.fakes.openai_server import Error, Reply, ScriptedLLM
 
 MESSAGES = [{"role": "system", "content": "be nice"}, {"role": "user", "content": "hi"}]

@@ -13,12 +13,12 @@ import pytest
 
 from bot.app import build_chat_model, open_companion
 from bot.commands.replies import LEFT_OUT
-from bot.demo_prompt import build_demo_messages
+from bot.core.demo_prompt import build_demo_messages
 from bot.errors import ModelUnavailable
-from bot.llm.base import CUT_SHORT
 from bot.llm.local_llama import DEMO_MAX_TOKENS, LocalLlama, whole_sentences
 from bot.settings import LLMSettings
 from memory.embeddings.packaged import smollm2_model_file
+from memory.protocols import CUT_SHORT
 from memory.types import Fact, Origin, Recall, Round, RoundStatus, Speaker
 from personas.loader import load_personas
 from tests.chatting import run, say

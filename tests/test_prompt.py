@@ -2,8 +2,8 @@
 
 from datetime import UTC, date, datetime
 
-from bot.demo_prompt import LENGTH_RULE, build_demo_messages
-from bot.prompt import NOTHING_YET, build_messages, fit_recent, memory_line
+from bot.core.demo_prompt import LENGTH_RULE, build_demo_messages
+from bot.core.prompt import NOTHING_YET, build_messages, fit_recent, memory_line
 from memory.types import (
     Fact,
     Feedback,

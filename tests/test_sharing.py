@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from bot.app import Companion, open_companion
-from bot.sharing import NOT_SHARING
+from bot.core.sharing import NOT_SHARING
 from jobs.queue import DONE, PENDING, SCORE
 from memory.types import PoolEntry, PoolStatus
 from tests.chatting import run, say

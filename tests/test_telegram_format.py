@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.frontends.telegram_format import to_telegram_html as _convert
+from bot.frontends.telegram.format import to_telegram_html as _convert
 from tests.fakes.telegram_server import parse_html
 
 

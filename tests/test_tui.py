@@ -13,9 +13,9 @@ from typing import Any
 from textual.pilot import Pilot
 
 from bot.app import open_companion
+from bot.frontends.tui.app import WELCOMED_MARKER, CompanionApp, welcome_text
+from bot.frontends.tui.widgets import CompanionMessage, HistoryInput, MemoryPanel, Note
 from bot.settings import LLMSettings, Settings
-from bot.tui.app import WELCOMED_MARKER, CompanionApp, welcome_text
-from bot.tui.widgets import CompanionMessage, HistoryInput, MemoryPanel, Note
 from memory.types import Fact, Speaker
 from tests.conftest import make_settings
 from tests.fakes.openai_server import Error, Reply, ScriptedLLM

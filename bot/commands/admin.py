@@ -16,16 +16,16 @@ from bot.commands.replies import (
     topic_line,
 )
 from bot.commands.user import MAX_TAUGHT_LISTED, Stores, forget_memories
-from bot.dialogue import Dialogue
+from bot.core.dialogue import Dialogue
+from bot.core.sharing import Sharing, entry_line
 from bot.errors import UserFacingError
-from bot.sharing import Sharing, entry_line
 from jobs.queue import FAILED, PENDING, RUNNING
 from jobs.worker import MemoryWorker
-from memory.facts import FactStore
-from memory.feedback import FeedbackMemory
+from memory.beliefs.rows import SQLBeliefRows
+from memory.facts.store import FactStore
+from memory.feedback.store import FeedbackMemory
+from memory.pool.retriever_rows import SQLRetrieverRows
 from memory.protocols import RoundStore, TopicStore
-from memory.sql.belief_rows import SQLBeliefRows
-from memory.sql.retriever_rows import SQLRetrieverRows
 from memory.sql.stats import MemoryStats
 from memory.types import Feedback, Origin, PoolStatus
 

@@ -7,13 +7,13 @@ import logging
 import shlex
 from collections.abc import Awaitable, Callable
 
-from bot.access import AccessPolicy
 from bot.commands.admin import ADMIN_HELP, AdminCommands
 from bot.commands.replies import CommandReply
 from bot.commands.user import USER_HELP, UserCommands
-from bot.dialogue import Dialogue
+from bot.core.access import AccessPolicy
+from bot.core.dialogue import Dialogue
+from bot.core.teaching import teach_command
 from bot.errors import UserFacingError
-from bot.teaching import teach_command
 
 log = logging.getLogger(__name__)
 

@@ -6,8 +6,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from bot.prompt import day
-from bot.wording import counted
+from bot.core.prompt import day
+from bot.core.wording import counted
 from jobs.queue import Job
 from jobs.worker import SweepReport
 from memory.types import (

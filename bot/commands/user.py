@@ -16,17 +16,18 @@ from bot.commands.replies import (
     superseded_line,
     topic_line,
 )
-from bot.dialogue import Dialogue
+from bot.core.dialogue import Dialogue
+from bot.core.fixes import described
+from bot.core.sharing import Sharing
+from bot.core.teaching import TEACH_USAGE, Teaching, taught_note
+from bot.core.wording import counted
 from bot.errors import UserFacingError
-from bot.retraction import Retractions, described
-from bot.sharing import Sharing
-from bot.teaching import TEACH_USAGE, Teaching, taught_note
-from bot.wording import counted
-from memory.facts import FactStore
-from memory.feedback import FeedbackMemory
-from memory.pool import SharedPool
+from memory.beliefs.rows import SQLBeliefRows
+from memory.facts.store import FactStore
+from memory.feedback.store import FeedbackMemory
+from memory.pool.store import SharedPool
 from memory.protocols import RoundStore, TopicStore
-from memory.sql.belief_rows import SQLBeliefRows
+from memory.retraction import Retractions
 from memory.sql.user_export import UserExport
 from memory.types import Fact, Origin, Topic
 

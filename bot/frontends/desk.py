@@ -8,13 +8,13 @@ import logging
 import time
 from contextlib import aclosing
 
-from bot.access import AccessPolicy, Admission
 from bot.commands import Commands, is_command
-from bot.dialogue import Delta, Dialogue, Failed, Finished, Refused
+from bot.core.access import AccessPolicy, Admission
+from bot.core.dialogue import Delta, Dialogue, Failed, Finished, Refused
+from bot.core.inbound import Incoming
+from bot.core.sharing import Sharing
 from bot.frontends.disguise import undisguised
 from bot.frontends.surface import StreamedReply, Surface, send_text, typing_shown
-from bot.inbound import Incoming
-from bot.sharing import Sharing
 
 log = logging.getLogger(__name__)
 

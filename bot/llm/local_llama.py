@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.errors import ModelUnavailable
-from bot.llm.base import CUT_SHORT, ChatMessage
+from memory.protocols import CUT_SHORT, ChatMessage
 
 _DONE = object()
 # The bundled demo model (SmolLM2-135M) replies in at most this many tokens, about three short

@@ -8,7 +8,7 @@ import openai
 from openai import AsyncOpenAI
 
 from bot.errors import ModelUnavailable
-from bot.llm.base import CUT_SHORT, ChatMessage
+from memory.protocols import CUT_SHORT, ChatMessage
 
 
 class OpenAIChat:

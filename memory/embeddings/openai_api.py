@@ -8,7 +8,8 @@ from collections.abc import Sequence
 import numpy as np
 from openai import AsyncOpenAI, OpenAIError
 
-from memory.protocols import EmbeddingUnavailable, Vector
+from memory.errors import EmbeddingUnavailable
+from memory.protocols import Vector
 
 
 class OpenAIEmbedder:

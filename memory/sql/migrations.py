@@ -22,7 +22,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from memory.beliefs import belief_columns
+from memory.beliefs.belief import belief_columns
 from memory.sql import tables
 from memory.sql.engine import utcnow
 from memory.types import Fact, Origin, Speaker

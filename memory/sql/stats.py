@@ -8,7 +8,7 @@ from sqlalchemy import distinct, func, select
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from memory.sql.tables import facts, memory_jobs, rounds, topics
-from memory.sql.topic_rows import ACTIVE
+from memory.topics.rows import ACTIVE
 
 
 @dataclass(frozen=True, slots=True)

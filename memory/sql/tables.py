@@ -67,7 +67,7 @@ rounds = Table(
     # The memories the reply cited ("fact:<id>", "topic:<id>", "feedback:<id>"), as JSON;
     # added by migration 4.
     Column("cited", Text, nullable=True),
-    # What the reply was given, by id (see bot.reply_uses), as JSON; added by migration 10.
+    # What the reply was given, by id (see memory.provenance), as JSON; added by migration 10.
     Column("used", Text, nullable=True),
     Index("ix_rounds_user_id_id", "user_id", "id"),
     **_MYSQL,
@@ -162,8 +162,8 @@ facts = Table(
     Column("created_at", Timestamp, nullable=False),
     # Beliefs (migration 5): who the fact is about (user | companion; NULL: no belief, such as
     # the companion's suggestions), the persona that said it, the subject it claims something
-    # about (see memory.claims), how sure we are of it, how often it was said, whether it was
-    # checked against the beliefs before it, and what superseded it (status superseded).
+    # about (see memory.beliefs.claims), how sure we are of it, how often it was said, whether it
+    # was checked against the beliefs before it, and what superseded it (status superseded).
     Column("about", String(16), nullable=True),
     Column("persona", String(64), nullable=True),
     Column("subject", String(120), nullable=True),

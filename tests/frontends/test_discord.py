@@ -21,7 +21,7 @@ from discord.ext.test import factories as dpy_factories
 from bot.app import Companion, open_companion
 from bot.errors import ConfigError
 from bot.frontends.desk import FrontDesk
-from bot.frontends.discord_bot import (
+from bot.frontends.discord import (
     CompanionBot,
     ShardedCompanionBot,
     companion_bot,

@@ -14,7 +14,7 @@ from aiohttp import web
 
 from bot.app import open_companion
 from bot.frontends.desk import FrontDesk
-from bot.frontends.telegram_bot import webhook_secret
+from bot.frontends.telegram.bot import webhook_secret
 from bot.serve import Tokens, build_frontends, front_desk
 from tests.conftest import _free_port, make_settings
 from tests.fakes.openai_server import Reply, ScriptedLLM

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from jobs.drafts import Voices
-from jobs.extractive import ExtractiveSummarizer
-from jobs.topic_labels import EverydayLabels
+from jobs.summarize.drafts import Voices
+from jobs.summarize.extractive import ExtractiveSummarizer
+from jobs.summarize.labels import EverydayLabels
 from memory.embeddings.onnx_minilm import OnnxMiniLM
 from memory.embeddings.packaged import minilm_model_file, minilm_tokenizer_file
 

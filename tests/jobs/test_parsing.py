@@ -2,7 +2,7 @@
 
 import pytest
 
-from jobs.parsing import parse_merged, parse_topics
+from jobs.summarize.parsing import parse_merged, parse_topics
 from tests.jobs.chats import three_subject_chat
 
 SAID = """I like table tennis because I admire Zhendong Fan.

@@ -9,8 +9,8 @@ import numpy as np
 
 from bot.app import open_companion
 from jobs.queue import DONE, RETRAIN
-from memory.pool import entry_id
-from memory.reranker import Entries, same_kind_at_1
+from memory.pool.reranker import Entries, same_kind_at_1
+from memory.pool.store import entry_id
 from memory.types import PoolEntry, PoolStatus
 from tests.conftest import make_settings
 from tests.fakes.openai_server import ScriptedLLM

@@ -11,11 +11,11 @@ import pytest
 from sqlalchemy import select
 
 from bot.app import Companion, open_companion
-from bot.inbound import Incoming
-from jobs.labels import LabelResolver
+from bot.core.inbound import Incoming
 from jobs.queue import FAILED, PENDING, JobQueue, LostClaim
-from jobs.statements import self_statements, split_sentences
-from jobs.topic_writes import TopicWrites
+from jobs.summarize.labels import LabelResolver
+from jobs.summarize.statements import self_statements, split_sentences
+from jobs.summarize.writes import TopicWrites
 from jobs.worker import BACKGROUND_AT_ONCE
 from memory.sql.tables import topics as topics_table
 from memory.types import Exchange, Topic

@@ -7,7 +7,7 @@ import uuid
 from pathlib import Path
 
 from bot.app import open_companion
-from memory.vectors import open_client
+from memory.index.chroma import open_client
 from tests.conftest import make_settings
 from tests.fakes.openai_server import ScriptedLLM
 

@@ -7,10 +7,10 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from jobs.flipping import decide
-from jobs.judge import HeuristicJudge, Judgement, Verdict
-from memory.beliefs import About, Belief, BeliefSettings, belief_columns
-from memory.claims import Claim, claim_of
+from jobs.beliefs.flipping import decide
+from jobs.beliefs.judge import HeuristicJudge, Judgement, Verdict
+from memory.beliefs.belief import About, Belief, BeliefSettings, belief_columns
+from memory.beliefs.claims import Claim, claim_of
 from memory.types import Fact, Origin, Speaker
 
 CHANGES = [  # an earlier statement, and a later one that cannot hold with it

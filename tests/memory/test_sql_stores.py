@@ -9,10 +9,10 @@ import pytest
 from sqlalchemy import Connection, inspect, select, text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from memory.beliefs import About
-from memory.sql.belief_rows import SQLBeliefRows
+from memory.beliefs.belief import About
+from memory.beliefs.rows import SQLBeliefRows
+from memory.facts.rows import SQLFactRows
 from memory.sql.engine import open_engine, utcnow
-from memory.sql.fact_rows import SQLFactRows
 from memory.sql.migrations import MIGRATIONS, migrate
 from memory.sql.profiles import SQLProfileStore
 from memory.sql.rounds import SQLRoundStore

@@ -10,11 +10,11 @@ import pytest
 
 from memory.embeddings.onnx_minilm import OnnxMiniLM
 from memory.embeddings.packaged import minilm_model_file, minilm_tokenizer_file
+from memory.index.chroma import ChromaIndex, open_client
 from memory.sql.engine import open_engine
 from memory.sql.migrations import migrate
-from memory.sql.topic_rows import SQLTopicRows
-from memory.topics import IndexedTopicStore
-from memory.vectors import ChromaIndex, open_client
+from memory.topics.rows import SQLTopicRows
+from memory.topics.store import IndexedTopicStore
 
 HOBBY = "The host and I talked about hobbies, and the host said he plays table tennis every week."
 WORK = "The host and I talked about work, and the host said he is a night-shift nurse."

@@ -1,0 +1,173 @@
+"""`companion setup`: find the model servers a person already runs (or an OpenAI key), pick a
+chat model and optionally an embedding model, check them, and write the settings file."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from collections.abc import Awaitable
+from pathlib import Path
+from typing import TypeVar
+
+import click
+
+from bot.cli.setup.servers import (
+    OPENAI_KEY_ENV,
+    Found,
+    Server,
+    ServerProblem,
+    check_chat,
+    check_embeddings,
+    find_servers,
+    list_models,
+    places_to_look,
+)
+from bot.cli.setup.settings_file import ModelChoice, write_choice
+from bot.errors import UserFacingError
+from bot.settings import default_config_path
+
+T = TypeVar("T")
+NO_TERMINAL = ("There is no terminal to ask in: choose with --base-url URL --model NAME "
+               "(and --embedding-model NAME), or --provider local for the bundled demo model.")
+
+
+@click.command()
+@click.option("--provider", type=click.Choice(["openai", "local"]), default=None,
+              help="openai: any OpenAI-compatible server; local: the bundled demo model.")
+@click.option("--base-url", default=None, help="The server, e.g. http://127.0.0.1:11434/v1.")
+@click.option("--model", default=None, help="The chat model to use on that server.")
+@click.option("--embedding-model", default=None,
+              help="An embedding model on that server (default: keep the current embedder).")
+@click.option("--api-key-env", default=None,
+              help=f"The environment variable holding the server's key "
+                   f"(default: {OPENAI_KEY_ENV} for api.openai.com, none for local servers).")
+@click.option("--port", "ports", type=int, multiple=True,
+              help="Also look for a server on this local port (may be repeated).")
+@click.pass_context
+def setup(ctx: click.Context, provider: str | None, base_url: str | None, model: str | None,
+          embedding_model: str | None, api_key_env: str | None, ports: tuple[int, ...]) -> None:
+    """Choose the chat model (and embedding model) and write them into the settings file."""
+    path: Path = ctx.obj or default_config_path() or Path("config.toml")
+    try:
+        choice = asyncio.run(_choose(provider, base_url, model, embedding_model, api_key_env,
+                                     ports))
+        write_choice(path, choice)
+    except (ServerProblem, UserFacingError) as error:
+        raise click.ClickException(f"{error}\nThe settings file was not changed.") from error
+    _report(path, choice)
+
+
+async def _choose(provider: str | None, base_url: str | None, model: str | None,
+                  embedding_model: str | None, key_env: str | None,
+                  ports: tuple[int, ...]) -> ModelChoice:
+    if provider == "local":
+        return ModelChoice()
+    if base_url:
+        server = _server_at(base_url, key_env)
+        found = None if model else await list_models(server)
+    else:
+        found = await _pick_server(ports)
+        if found is None:
+            return ModelChoice()
+        server = found.server
+    chat_model = model or _pick(found.chat_models if found else [], "chat model", required=True)
+    if embedding_model is None and found is not None and not model:
+        embedding_model = _pick(found.embedding_models, "embedding model", required=False)
+    return await _checked(server, chat_model, embedding_model or "")
+
+
+def _server_at(base_url: str, key_env: str | None) -> Server:
+    key_env = key_env or (OPENAI_KEY_ENV if "api.openai.com" in base_url else "")
+    if key_env and not os.environ.get(key_env):
+        raise ServerProblem(f"{base_url} needs a key: set the environment variable {key_env} "
+                            "first (the key itself never goes into the settings file).")
+    return Server("", base_url.rstrip("/"), key_env)
+
+
+async def _pick_server(ports: tuple[int, ...]) -> Found | None:
+    """A found server, or None for the bundled demo model."""
+    click.echo("Looking for model servers on this machine...")
+    found = await find_servers(places_to_look(ports))
+    for number, each in enumerate(found, start=1):
+        click.echo(f"  {number}. {each.server.name} at {each.server.base_url}: "
+                   f"{_models_line(each)}")
+    demo = len(found) + 1
+    click.echo(f"  {demo}. The bundled demo model (offline, tiny: it chats but remembers poorly)")
+    if not found:
+        click.echo(f"No server found (looked for Ollama, LM Studio, llama.cpp's server and vLLM "
+                   f"on their usual ports, and ${OPENAI_KEY_ENV}).")
+    if not _interactive():
+        raise ServerProblem(NO_TERMINAL)
+    number = click.prompt("Use", type=click.IntRange(1, demo), default=1)
+    return None if number == demo else found[number - 1]
+
+
+def _models_line(found: Found) -> str:
+    chat = ", ".join(found.chat_models[:5]) or "no chat model"
+    more = f" and {len(found.chat_models) - 5} more" if len(found.chat_models) > 5 else ""
+    return chat + more
+
+
+def _pick(names: list[str], what: str, *, required: bool) -> str:
+    if not names:
+        if required:
+            raise ServerProblem(f"The server lists no {what}: pull or load one first "
+                                "(Ollama: ollama pull llama3.2), or name it with --model.")
+        return ""
+    if not _interactive():
+        raise ServerProblem(NO_TERMINAL)
+    click.echo(f"{what.capitalize()}s:")
+    for number, name in enumerate(names, start=1):
+        click.echo(f"  {number}. {name}")
+    if required:
+        return names[click.prompt(f"Which {what}", type=click.IntRange(1, len(names)),
+                                  default=1) - 1]
+    click.echo("  0. none: keep the current embedder (the bundled MiniLM unless you changed it)")
+    number = click.prompt(f"Which {what}", type=click.IntRange(0, len(names)), default=0)
+    return names[number - 1] if number else ""
+
+
+async def _checked(server: Server, chat_model: str, embedding_model: str) -> ModelChoice:
+    click.echo(f"Checking {chat_model}... ", nl=False)
+    seconds = await _or_failed(check_chat(server, chat_model))
+    click.echo(f"it answered in {seconds:.1f} s.")
+    if embedding_model:
+        click.echo(f"Checking {embedding_model}... ", nl=False)
+        dimensions = await _or_failed(check_embeddings(server, embedding_model))
+        click.echo(f"{dimensions} dimensions.")
+    return ModelChoice(server.base_url, chat_model, server.key_env, embedding_model)
+
+
+async def _or_failed(check: Awaitable[T]) -> T:
+    """The check's result; on a problem, "failed." ends the line the check began."""
+    try:
+        return await check
+    except ServerProblem:
+        click.echo("failed.")
+        raise
+
+
+def _interactive() -> bool:
+    return sys.stdin.isatty() and sys.stdout.isatty()
+
+
+def _report(path: Path, choice: ModelChoice) -> None:
+    if choice.is_demo:
+        click.echo(f"Wrote {path}: the bundled demo model answers (llm.provider = \"local\").")
+    else:
+        click.echo(f"Wrote {path}: {choice.chat_model} at {choice.base_url} answers, and "
+                   "writes the topic summaries (memory.summarizer = \"auto\").")
+    if choice.key_env:
+        click.echo(f"The key is read from ${choice.key_env} each time; it is not in the file.")
+    if choice.embedding_model:
+        click.echo(f"Memories are found with {choice.embedding_model}; every memory is indexed "
+                   "again with it when Companion next starts.")
+    overridden = sorted(name for name in os.environ
+                        if name.startswith(("COMPANION_LLM__", "COMPANION_EMBEDDINGS__")))
+    if overridden:
+        click.echo(f"Note: the environment overrides the file: {', '.join(overridden)}.")
+    if path.resolve() != (default_config_path() or Path()).resolve():
+        click.echo(f"Companion reads this file with --config {path} or COMPANION_CONFIG={path}.")
+    click.echo("Next: companion doctor (checks everything), then companion chat.")
+

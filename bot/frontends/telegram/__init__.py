@@ -1,0 +1,1 @@
+"""Telegram: python-telegram-bot in front of the front desk."""

@@ -1,0 +1,1 @@
+"""The shared pool's jobs: scoring replies, retraining the retriever, growing the pool."""

@@ -1,0 +1,1 @@
+"""Beliefs (BeliefBank): facts with a confidence, what they claim, and what superseded them."""

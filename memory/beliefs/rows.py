@@ -1,0 +1,220 @@
+"""Beliefs in SQL: the belief columns of the facts table, and the questions about conflicts.
+Every query filters on the user: a belief of one user is never a premise for another."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import func, insert, select, update
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+
+from memory.beliefs.belief import ACTIVE, SUPERSEDED, About, Belief, Settlement
+from memory.facts.rows import to_fact
+from memory.sql.engine import utcnow
+from memory.sql.tables import belief_questions, facts
+from memory.types import Fact
+
+OPEN, ASKED, SETTLED = "open", "asked", "settled"
+# Beliefs still to check; one retracted or forgotten before its check is left alone.
+_UNCHECKED = (facts.c.checked.is_(False) & (facts.c.status == ACTIVE)
+              & facts.c.about.is_not(None))
+
+
+class SQLBeliefRows:
+    def __init__(self, engine: AsyncEngine, *, flipped_confidence: float) -> None:
+        """`flipped_confidence`: what a superseded belief is left with (Algorithm 1's default
+        confidence of a flipped belief)."""
+        self._engine = engine
+        self._flipped = flipped_confidence
+
+    async def unchecked(self, user_id: str, limit: int) -> list[Belief]:
+        """The user's beliefs not checked yet, in the order they were said."""
+        query = (select(facts).where((facts.c.user_id == user_id) & _UNCHECKED)
+                 .order_by(facts.c.said_at, facts.c.seq).limit(limit))
+        return await self._fetch(query)
+
+    async def users_with_unchecked(self) -> list[str]:
+        query = select(facts.c.user_id).where(_UNCHECKED).distinct()
+        async with self._engine.connect() as conn:
+            return list((await conn.execute(query)).scalars())
+
+    async def newest_unchecked(self, user_id: str) -> int | None:
+        """The row number of the user's newest unchecked belief: names a check's work."""
+        query = select(func.max(facts.c.seq)).where((facts.c.user_id == user_id) & _UNCHECKED)
+        async with self._engine.connect() as conn:
+            return (await conn.execute(query)).scalar_one_or_none()
+
+    async def on_topic(self, belief: Belief, limit: int) -> list[Belief]:
+        """The newest checked beliefs about the same subject (the paper's on-topic feedback)."""
+        if belief.subject is None:
+            return []
+        query = (select(facts).where(_premise_of(belief) & (facts.c.subject == belief.subject))
+                 .order_by(facts.c.said_at.desc(), facts.c.seq.desc()).limit(limit))
+        return await self._fetch(query)
+
+    async def among(self, belief: Belief, ids: Sequence[str]) -> list[Belief]:
+        """Which of these facts are checked beliefs `belief` can be checked against."""
+        if not ids:
+            return []
+        return await self._fetch(select(facts).where(_premise_of(belief) & facts.c.id.in_(ids)))
+
+    async def disputed(self, user_id: str, ids: Sequence[str]) -> set[str]:
+        """Which of these beliefs are one side of a conflict the user has not settled."""
+        if not ids:
+            return set()
+        q = belief_questions.c
+        query = select(q.earlier_id, q.later_id).where(
+            (q.user_id == user_id) & (q.status != SETTLED)
+            & (q.earlier_id.in_(ids) | q.later_id.in_(ids)))
+        async with self._engine.connect() as conn:
+            pairs = (await conn.execute(query)).all()
+        return {side for pair in pairs for side in pair} & set(ids)
+
+    async def settle(self, belief: Belief, settlement: Settlement) -> list[Fact] | None:
+        """Commit a check: the belief checked, the losers superseded, a question opened; all or
+        nothing. Returns the facts superseded, or None when another worker checked it first."""
+        async with self._engine.begin() as conn:
+            won = await conn.execute(
+                update(facts).where(_mine(belief.user_id, [belief.id]) & facts.c.checked.is_(False))
+                .values(checked=True, repeats=settlement.repeats))
+            if won.rowcount != 1:
+                return None
+            superseded = await self._supersede(conn, belief.user_id, settlement)
+            if settlement.ask is not None:
+                await self._open_question(conn, belief.user_id, *settlement.ask)
+        return superseded
+
+    async def _supersede(self, conn: AsyncConnection, user_id: str,
+                         settlement: Settlement) -> list[Fact]:
+        if not settlement.losers:
+            return []
+        where = _mine(user_id, settlement.losers) & (facts.c.status == ACTIVE)
+        losers = (await conn.execute(select(facts).where(where))).mappings().all()
+        await conn.execute(update(facts).where(where).values(
+            status=SUPERSEDED, superseded_by=settlement.winner, confidence=self._flipped,
+            indexed=False))
+        q = belief_questions.c
+        await conn.execute(
+            update(belief_questions)
+            .where((q.user_id == user_id) & (q.status != SETTLED)
+                   & (q.earlier_id.in_(settlement.losers) | q.later_id.in_(settlement.losers)))
+            .values(status=SETTLED))
+        return [to_fact(row) for row in losers]
+
+    async def _open_question(self, conn: AsyncConnection, user_id: str, earlier: str,
+                             later: str) -> None:
+        key = hashlib.sha256(f"{user_id}\x1f{earlier}\x1f{later}".encode()).hexdigest()[:32]
+        known = select(belief_questions.c.id).where(belief_questions.c.id == key)
+        if (await conn.execute(known)).first() is None:
+            await conn.execute(insert(belief_questions).values(
+                id=key, user_id=user_id, earlier_id=earlier, later_id=later, status=OPEN,
+                created_at=utcnow()))
+
+    async def next_question(self, user_id: str) -> tuple[Fact, Fact] | None:
+        """The oldest conflict of the user not asked about yet whose two beliefs both still
+        hold, marked asked (at most once, whichever process asks); conflicts whose beliefs are
+        gone are settled on the way. On the reply's path: most users have none, which one
+        indexed read tells."""
+        q = belief_questions.c
+        query = (select(belief_questions).where((q.user_id == user_id) & (q.status == OPEN))
+                 .order_by(q.created_at).limit(5))
+        async with self._engine.connect() as conn:
+            waiting = (await conn.execute(query)).mappings().all()
+        if not waiting:
+            return None
+        async with self._engine.begin() as conn:
+            for question in waiting:
+                pair = await self._both_active(conn, user_id, question)
+                won = await conn.execute(
+                    update(belief_questions)
+                    .where((q.id == question["id"]) & (q.status == OPEN))
+                    .values(status=ASKED if pair else SETTLED, asked_at=utcnow()))
+                if pair and won.rowcount == 1:
+                    return pair
+        return None
+
+    async def _both_active(self, conn: AsyncConnection, user_id: str,
+                           question: Any) -> tuple[Fact, Fact] | None:
+        ids = [question["earlier_id"], question["later_id"]]
+        rows = (await conn.execute(
+            select(facts).where(_mine(user_id, ids) & (facts.c.status == ACTIVE))
+        )).mappings().all()
+        found = {row["id"]: to_fact(row) for row in rows}
+        if len(found) != 2:
+            return None
+        return found[ids[0]], found[ids[1]]
+
+    async def questions(self, user_id: str) -> list[tuple[str, Fact | None, Fact | None]]:
+        """The user's conflicts not settled yet: status, earlier and later belief."""
+        q = belief_questions.c
+        query = (select(belief_questions).where((q.user_id == user_id) & (q.status != SETTLED))
+                 .order_by(q.created_at))
+        async with self._engine.connect() as conn:
+            rows = (await conn.execute(query)).mappings().all()
+            ids = [i for row in rows for i in (row["earlier_id"], row["later_id"])]
+            known = {r["id"]: to_fact(r) for r in (await conn.execute(
+                select(facts).where(_mine(user_id, ids)))).mappings()}
+        return [(row["status"], known.get(row["earlier_id"]), known.get(row["later_id"]))
+                for row in rows]
+
+    async def superseded(self, user_id: str, limit: int) -> list[Belief]:
+        """The user's superseded beliefs, the most recently said first."""
+        query = (select(facts).where((facts.c.user_id == user_id)
+                                     & (facts.c.status == SUPERSEDED))
+                 .order_by(facts.c.said_at.desc(), facts.c.seq.desc()).limit(limit))
+        return await self._fetch(query)
+
+    async def replaced_by(self, user_id: str, ids: Sequence[str]) -> dict[str, list[Fact]]:
+        """For each of these beliefs, the superseded beliefs it replaced."""
+        if not ids:
+            return {}
+        query = (select(facts).where((facts.c.user_id == user_id)
+                                     & (facts.c.status == SUPERSEDED)
+                                     & facts.c.superseded_by.in_(list(ids)))
+                 .order_by(facts.c.said_at))
+        replaced: dict[str, list[Fact]] = {}
+        async with self._engine.connect() as conn:
+            for row in (await conn.execute(query)).mappings():
+                replaced.setdefault(row["superseded_by"], []).append(to_fact(row))
+        return replaced
+
+    async def beliefs(self, user_id: str, ids: Sequence[str]) -> list[Belief]:
+        """These beliefs of the user, whatever their status."""
+        if not ids:
+            return []
+        return await self._fetch(select(facts).where(_mine(user_id, ids)))
+
+    async def _fetch(self, query: Any) -> list[Belief]:
+        async with self._engine.connect() as conn:
+            rows = (await conn.execute(query)).mappings().all()
+        return [to_belief(row) for row in rows if row["about"] is not None]
+
+
+def _mine(user_id: str, ids: Sequence[str]) -> Any:
+    return (facts.c.user_id == user_id) & facts.c.id.in_(list(ids))
+
+
+def _premise_of(belief: Belief) -> Any:
+    """Beliefs a new belief is checked against: the same user's, about the same one (the
+    companion's of the same persona), active, checked already, and not itself."""
+    where = ((facts.c.user_id == belief.user_id) & (facts.c.about == belief.about.value)
+             & (facts.c.status == ACTIVE) & facts.c.checked.is_(True)
+             & (facts.c.id != belief.id))
+    if belief.about is About.COMPANION:
+        where = where & (facts.c.persona == belief.persona if belief.persona
+                         else facts.c.persona.is_(None))
+    return where
+
+
+def to_belief(row: Any) -> Belief:
+    return Belief(
+        fact=to_fact(row),
+        about=About(row["about"]),
+        subject=row["subject"],
+        confidence=float(row["confidence"]),
+        repeats=int(row["repeats"]),
+        status=row["status"],
+        superseded_by=row["superseded_by"],
+    )

@@ -1,0 +1,173 @@
+"""Fact rows in SQL: the record of every fact. Every query filters on the user."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from memory.beliefs.belief import belief_columns
+from memory.facts.search import facts_by_words
+from memory.sql.engine import as_utc, utcnow
+from memory.sql.retracted import ACTIVE, retract_row
+from memory.sql.tables import belief_questions, facts
+from memory.types import Fact, Origin, Speaker
+
+MAX_ROUND_IDS = 12  # what the provenance column holds
+
+
+class SQLFactRows:
+    """Fact rows by user."""
+
+    def __init__(self, engine: AsyncEngine) -> None:
+        self._engine = engine
+
+    @property
+    def engine(self) -> AsyncEngine:
+        return self._engine
+
+    async def insert(self, new_facts: Sequence[Fact]) -> None:
+        """Insert active facts, marked as not yet indexed by meaning."""
+        if new_facts:
+            async with self._engine.begin() as conn:
+                await conn.execute(insert(facts), [fact_row(fact) for fact in new_facts])
+
+    async def by_words(
+        self, user_id: str, terms: list[str], limit: int, *, taught: bool = False
+    ) -> list[tuple[Fact, float]]:
+        """The user's active facts (only the taught ones if `taught`) that hold any of `terms`,
+        best first, with their score (see `fact_search` for the words left out)."""
+        if not terms or limit <= 0:
+            return []
+        async with self._engine.connect() as conn:
+            found = await facts_by_words(conn, user_id, terms, limit, taught=taught)
+        return [(to_fact(row), score) for row, score in found]
+
+    async def newest(
+        self, user_id: str, limit: int, offset: int = 0, *, origin: Origin | None = None
+    ) -> list[Fact]:
+        query = (
+            select(facts).where(_active_of(user_id, origin))
+            .order_by(facts.c.said_at.desc(), facts.c.seq.desc())
+            .limit(limit).offset(offset)
+        )
+        return await self._fetch(query)
+
+    async def taught_with_text(self, user_id: str, text: str) -> list[Fact]:
+        """The user's active taught fact with exactly this text, if there is one."""
+        query = select(facts).where(_active_of(user_id, Origin.TAUGHT) & (facts.c.text == text))
+        return await self._fetch(query.limit(1))
+
+    async def retract(self, user_id: str, fact_id: str) -> Fact | None:
+        """Retract the fact; a question about it is settled (the user has answered it)."""
+        row = await retract_row(self._engine, facts, user_id, fact_id)
+        if row is None:
+            return None
+        q = belief_questions.c
+        async with self._engine.begin() as conn:
+            await conn.execute(
+                update(belief_questions)
+                .where((q.user_id == user_id)
+                       & ((q.earlier_id == fact_id) | (q.later_id == fact_id)))
+                .values(status="settled"))
+        return to_fact(row)
+
+    async def count(self, user_id: str, *, origin: Origin | None = None) -> int:
+        query = select(func.count()).select_from(facts).where(_active_of(user_id, origin))
+        async with self._engine.connect() as conn:
+            return int((await conn.execute(query)).scalar_one())
+
+    async def active_by_ids(self, user_id: str, fact_ids: Sequence[str]) -> list[Fact]:
+        """Those of the user's facts that are still active, in no particular order."""
+        if not fact_ids:
+            return []
+        return await self._fetch(select(facts).where(_active_of(user_id)
+                                                     & facts.c.id.in_(list(fact_ids))))
+
+    async def with_id_prefix(self, user_id: str, prefix: str) -> list[Fact]:
+        """The user's facts (active or retracted: forgetting covers both) whose id starts with
+        `prefix` (hex digits only)."""
+        if not prefix or any(ch not in "0123456789abcdef" for ch in prefix):
+            return []
+        return await self._fetch(
+            select(facts).where((facts.c.user_id == user_id) & facts.c.id.startswith(prefix))
+            .limit(2)
+        )
+
+    async def delete_taught(self, user_id: str) -> int:
+        """Delete every fact the user taught, retracted ones too; returns how many went."""
+        where = (facts.c.user_id == user_id) & (facts.c.origin == Origin.TAUGHT.value)
+        async with self._engine.begin() as conn:
+            return int((await conn.execute(delete(facts).where(where))).rowcount)
+
+    async def delete(self, user_id: str, fact_id: str | None = None) -> int:
+        """Delete one of the user's facts, or all of them, with the questions about them;
+        returns how many facts went."""
+        where = facts.c.user_id == user_id
+        asked = belief_questions.c.user_id == user_id
+        if fact_id is not None:
+            where = where & (facts.c.id == fact_id)
+            asked = asked & ((belief_questions.c.earlier_id == fact_id)
+                             | (belief_questions.c.later_id == fact_id))
+        async with self._engine.begin() as conn:
+            await conn.execute(delete(belief_questions).where(asked))
+            return int((await conn.execute(delete(facts).where(where))).rowcount)
+
+    async def mark_indexed(self, user_id: str, fact_ids: Sequence[str]) -> None:
+        if fact_ids:
+            async with self._engine.begin() as conn:
+                await conn.execute(
+                    update(facts)
+                    .where((facts.c.user_id == user_id) & facts.c.id.in_(list(fact_ids)))
+                    .values(indexed=True)
+                )
+
+    async def unindexed(self, limit: int = 500, *, status: str = ACTIVE) -> list[Fact]:
+        """Facts whose vectors may not match their row yet (a crash, the embedder down): active
+        ones the index may lack, retracted ones it may still hold."""
+        query = (select(facts).where(facts.c.indexed.is_(False) & (facts.c.status == status))
+                 .order_by(facts.c.seq).limit(limit))
+        return await self._fetch(query)
+
+    async def _fetch(self, query: Any) -> list[Fact]:
+        async with self._engine.connect() as conn:
+            rows = (await conn.execute(query)).mappings().all()
+        return [to_fact(row) for row in rows]
+
+
+def _active_of(user_id: str, origin: Origin | None = None) -> Any:
+    where = (facts.c.user_id == user_id) & (facts.c.status == ACTIVE)
+    return where if origin is None else where & (facts.c.origin == origin.value)
+
+
+def fact_row(fact: Fact, *, source_job_id: int | None = None) -> dict[str, Any]:
+    """The SQL row of a new active fact, not yet indexed by meaning (nor checked against the
+    beliefs before it, when it is a belief)."""
+    return belief_columns(fact) | {
+        "id": fact.id,
+        "user_id": fact.user_id,
+        "text": fact.text,
+        "speaker": fact.speaker.value,
+        "said_at": fact.said_at.replace(tzinfo=None),
+        "round_ids": " ".join(str(i) for i in fact.round_ids[:MAX_ROUND_IDS]),
+        "status": ACTIVE,
+        "origin": fact.origin.value,
+        "source_job_id": source_job_id,
+        "indexed": False,
+        "created_at": utcnow(),
+    }
+
+
+def to_fact(row: Any) -> Fact:
+    return Fact(
+        id=row["id"],
+        user_id=row["user_id"],
+        text=row["text"],
+        speaker=Speaker(row["speaker"]),
+        said_at=as_utc(row["said_at"]),
+        round_ids=tuple(int(i) for i in row["round_ids"].split()),
+        origin=Origin(row["origin"]),
+        persona=row["persona"] or "",
+    )

@@ -1,0 +1,162 @@
+"""Fact memory: SQL rows are the record (with their lexical index); a vector index per user finds
+them by meaning. Taught facts (what the user taught on purpose) have a vector index and, on
+SQLite, a lexical index of their own: they are few, searched apart, and shown first."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from datetime import UTC, datetime
+
+from memory.beliefs.belief import SUPERSEDED
+from memory.facts.rows import SQLFactRows, to_fact
+from memory.index.chroma import ChromaIndex, VectorHit
+from memory.lexical import query_terms
+from memory.protocols import Embedder, Vector
+from memory.sql.retracted import RETRACTED, restore_retracted
+from memory.sql.tables import facts
+from memory.types import Fact, Origin, Speaker
+
+log = logging.getLogger(__name__)
+
+
+class FactStore:
+    """Facts of each user. Rows are written first (by the memory jobs, in the transaction that
+    finishes a summary), then indexed; a row the index missed is repaired by the sweep."""
+
+    def __init__(
+        self, rows: SQLFactRows, index: ChromaIndex, taught_index: ChromaIndex, embedder: Embedder
+    ) -> None:
+        self.rows = rows
+        self._indexes = {Origin.SAID: index, Origin.TAUGHT: taught_index}
+        self._embedder = embedder
+
+    async def add_facts(self, new_facts: Sequence[Fact]) -> None:
+        """Store and index facts of one user (the Python API; jobs write rows themselves)."""
+        await self.rows.insert(new_facts)
+        await self.index(new_facts)
+
+    async def index(self, facts: Sequence[Fact]) -> None:
+        """Put facts of one user into their vector index and record that they are there."""
+        if not facts:
+            return
+        user_id = facts[0].user_id
+        vectors = await self._embedder.embed([f.text for f in facts])
+        for origin, index in self._indexes.items():
+            chosen = [(f, v) for f, v in zip(facts, vectors, strict=True) if f.origin is origin]
+            if chosen:
+                await index.upsert(
+                    user_id, [f.id for f, _ in chosen], [v for _, v in chosen],
+                    [f.text for f, _ in chosen], [_metadata(f) for f, _ in chosen],
+                )
+        await self.rows.mark_indexed(user_id, [f.id for f in facts])
+
+    async def by_meaning(
+        self, user_id: str, vector: Vector, limit: int, *, taught: bool = False
+    ) -> list[tuple[Fact, float]]:
+        """The user's facts (found in conversations, or the taught ones) closest in meaning,
+        with their cosine similarity."""
+        origin = Origin.TAUGHT if taught else Origin.SAID
+        hits = await self._indexes[origin].query(user_id, vector, limit)
+        return [(_from_hit(user_id, hit, origin), hit.score) for hit in hits]
+
+    async def by_words(
+        self, user_id: str, text: str, limit: int, *, taught: bool = False
+    ) -> list[tuple[Fact, float]]:
+        """The user's facts (only the taught ones if `taught`) that share words with `text`,
+        with their lexical score."""
+        return await self.rows.by_words(user_id, query_terms(text), limit, taught=taught)
+
+    async def newest(
+        self, user_id: str, limit: int, offset: int = 0, *, origin: Origin | None = None
+    ) -> list[Fact]:
+        return await self.rows.newest(user_id, limit, offset, origin=origin)
+
+    async def count(self, user_id: str, *, origin: Origin | None = None) -> int:
+        return await self.rows.count(user_id, origin=origin)
+
+    async def retract(self, user_id: str, fact_id: str) -> Fact | None:
+        """Take a fact the user says is wrong out of every search, kept for audit and undo."""
+        fact = await self.rows.retract(user_id, fact_id)
+        if fact is not None:
+            await self.unindex([fact])
+        return fact
+
+    async def forget_taught(self, user_id: str) -> int:
+        """Forget every fact the user taught; returns how many."""
+        deleted = await self.rows.delete_taught(user_id)
+        await self._indexes[Origin.TAUGHT].delete(user_id, None)
+        return deleted
+
+    async def restore(self, user_id: str, id_prefix: str) -> Fact | None:
+        """Undo a retraction, or a supersession (the retracted or superseded fact whose id
+        starts so): it is searched again. A superseded belief comes back with the confidence
+        it lost with, and the belief that superseded it stays."""
+        row = (await restore_retracted(self.rows.engine, facts, user_id, id_prefix)
+               or await restore_retracted(self.rows.engine, facts, user_id, id_prefix,
+                                          status=SUPERSEDED, superseded_by=None))
+        if row is None:
+            return None
+        fact = to_fact(row)
+        await self.index([fact])
+        return fact
+
+    async def find(self, user_id: str, id_prefix: str) -> list[Fact]:
+        """The user's facts whose id starts with `id_prefix` (at most two: enough to tell)."""
+        return await self.rows.with_id_prefix(user_id, id_prefix.lower())
+
+    async def forget(self, user_id: str, fact_id: str | None = None) -> int:
+        """Forget one fact of the user, or all of them; returns how many."""
+        deleted = await self.rows.delete(user_id, fact_id)
+        # "All" drops the user's whole collections, even vectors left by an interrupted write.
+        for index in self._indexes.values():
+            await index.delete(user_id, None if fact_id is None else [fact_id])
+        return deleted
+
+    async def reindex(self) -> int:
+        """Index the facts a crash or an embedder outage left out, and take out the retracted
+        ones the index still holds; returns how many."""
+        repaired = 0
+        while stale := await self.rows.unindexed():
+            for user_id in dict.fromkeys(f.user_id for f in stale):
+                await self.index([f for f in stale if f.user_id == user_id])
+            repaired += len(stale)
+        for status in (RETRACTED, SUPERSEDED):
+            while gone := await self.rows.unindexed(status=status):
+                for fact in gone:
+                    await self._unindex(fact)
+                repaired += len(gone)
+        return repaired
+
+    async def unindex(self, gone: Sequence[Fact]) -> None:
+        """Take facts that left `active` out of the vector index; the sweep retries."""
+        for fact in gone:
+            try:
+                await self._unindex(fact)
+            except Exception:
+                log.warning("Fact %s is still in the vector index", fact.id[:8], exc_info=True)
+
+    async def _unindex(self, fact: Fact) -> None:
+        await self._indexes[fact.origin].delete(fact.user_id, [fact.id])
+        await self.rows.mark_indexed(fact.user_id, [fact.id])
+
+
+def _metadata(fact: Fact) -> dict[str, str | float]:
+    return {
+        "speaker": fact.speaker.value,
+        "said_at": fact.said_at.timestamp(),
+        "round_ids": " ".join(str(i) for i in fact.round_ids),
+    }
+
+
+def _from_hit(user_id: str, hit: VectorHit, origin: Origin) -> Fact:
+    meta = hit.metadata
+    return Fact(
+        id=hit.id,
+        user_id=user_id,
+        text=hit.document,
+        speaker=Speaker(str(meta.get("speaker", "user"))),
+        said_at=datetime.fromtimestamp(float(meta.get("said_at", 0)), UTC),
+        round_ids=tuple(int(i) for i in str(meta.get("round_ids", "")).split()),
+        origin=origin,
+    )

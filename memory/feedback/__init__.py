@@ -1,0 +1,1 @@
+"""Feedback memory (MemPrompt): corrections, and when one applies to a new message."""

@@ -1,0 +1,232 @@
+"""When a stored correction applies to a new message: the wording side of MemPrompt's lookup Ω
+and its gate C. Pure functions; the vector side lives in `memory.feedback.store`.
+
+A correction is about *how* something was asked, not about *what* it was asked about: "What is
+like < quick > ?" and "What is like < pretty > ?" share a misunderstanding, while "What is
+unlike < quick > ?" and "What sounds like < quick > ?" do not, though they are closer in
+spelling and in meaning. So each correction keeps a **frame**: the words of the misunderstood
+message minus its subject, where the subject is the content words the companion's own answer
+repeated ("the homonym for quick is ..." repeats "quick"). A later message shares the
+misunderstanding when it is the misunderstood message with only the subject changed (and a
+word or two before or after it).
+
+A user can also state a **rule** ("When I say similar to, I mean a synonym"): the rule's phrase
+then applies wherever it appears.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+
+from rapidfuzz.distance import Levenshtein
+from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+from memory.words import WORD_WITH_APOSTROPHE
+
+# "when I say X, I mean Y", "when I ask for X I want Y", "by X I mean Y", "X means Y"
+_RULES = (
+    re.compile(r"\bwhen i (?:say|ask for|ask about|ask|write|type|use)\s+(?P<phrase>.+?)\s*,?\s*"
+               r"i(?: am|'m)? (?:mean|want|meant|wanted|asking for|asking about)\b", re.I),
+    re.compile(r"\bby\s+(?P<phrase>.+?)\s*,?\s*i mean\b", re.I),
+    re.compile(r"^\W*(?P<phrase>[\w' ]{2,40}?)\W*\s+means\b", re.I),
+)
+# In any language, a phrase the feedback quotes from the message is what a rule is about:
+# "जब मैं 'जैसा क्या है' कहूँ, ..." ("when I say 'what is like', ...").
+_QUOTED = re.compile(r"'([^']+)'|\"([^\"]+)\"|\u2018([^\u2019]+)\u2019"
+                     r"|\u201c([^\u201d]+)\u201d|\u00ab([^\u00bb]+)\u00bb")
+# Words that only soften or introduce a request; they say nothing about what is asked. The
+# English ones, and their like in the other languages corrections are caught in.
+FILLERS = frozenset({"please", "pls", "hey", "hi", "hello", "thanks", "thank", "ok", "okay",
+                     "oh", "um", "uh", "again", "also",
+                     "अरे", "कृपया", "प्लीज़", "जी", "धन्यवाद", "शुक्रिया",  # Hindi
+                     "ਓਏ", "ਜੀ", "ਧੰਨਵਾਦ", "ਸ਼ੁਕਰੀਆ",  # Punjabi
+                     "bitte", "danke", "hola", "gracias", "пожалуйста", "спасибо"})
+# Fillers of two words ("ਕਿਰਪਾ ਕਰਕੇ", please in Punjabi): each word alone may mean more.
+FILLER_PAIRS = frozenset({("ਕਿਰਪਾ", "ਕਰਕੇ"), ("por", "favor"), ("por", "favour")})
+_NOT_A_PHRASE = frozenset({"it", "that", "this", "no", "which", "what"})
+MAX_RULE_WORDS = 5
+# A later message may hold a few more words than the misunderstood one: in the subject ("What is
+# like < very quick > ?") or around the request ("One more: ..."); beyond that it is a
+# different request that happens to share words.
+EXTRA_WORDS = 2
+# Two corrected messages are one request about two subjects when they differ in one place of at
+# most this many words, and share at least that many.
+MAX_SUBJECT_WORDS = 3
+MIN_SHARED_WORDS = 2
+
+
+def words(text: str) -> list[str]:
+    """Lower-case words, without punctuation or brackets."""
+    return WORD_WITH_APOSTROPHE.findall(text.lower())
+
+
+def normalize_key(text: str) -> str:
+    """The form two messages share when they are the same message (a message without words,
+    "🤔🤔", is only the same as itself)."""
+    return " ".join(words(text)) or " ".join(text.split())
+
+
+def rule_phrase(feedback: str, key: str) -> str:
+    """The phrase of a rule stated in `feedback` that also appears in `key`, else ""."""
+    key_text = f" {normalize_key(key)} "
+    stated = [match["phrase"] for pattern in _RULES if (match := pattern.search(feedback))]
+    quoted = [next(group for group in match.groups() if group)
+              for match in _QUOTED.finditer(feedback)]
+    for candidate in stated + quoted:
+        phrase = normalize_key(candidate)
+        if (0 < len(phrase.split()) <= MAX_RULE_WORDS and phrase not in _NOT_A_PHRASE
+                and f" {phrase} " in key_text):
+            return phrase
+    return ""
+
+
+def frame_of(key: str, answer: str) -> str:
+    """The words of `key` that are neither its subject nor filler; "" when the answer names
+    no subject."""
+    answered = set(words(answer))
+    key_words = _meaningful(key)
+    subject = {w for w in key_words if w in answered and w not in ENGLISH_STOP_WORDS}
+    if not subject:
+        return ""
+    return " ".join(w for w in key_words if w not in subject)
+
+
+def plausible_subject(key: str, subject: str) -> bool:
+    """Whether `subject` (a model's answer) can be what `key` is about: at most a few of its
+    words, together, leaving a frame of at least two words."""
+    key_words = _meaningful(key)
+    frame = frame_of(key, subject).split()
+    left_out = [k for k, word in enumerate(key_words) if word not in frame]
+    return (0 < len(left_out) <= MAX_SUBJECT_WORDS and len(frame) >= MIN_SHARED_WORDS
+            and left_out[-1] - left_out[0] < len(left_out))
+
+
+def shared_frame(first: str, second: str) -> str:
+    """The frame of two corrected messages of one shape: their words minus the one place where
+    they differ ("how do i use < fog > ?" and "how do i use < rider > ?" give "how do i use"),
+    and minus a few words said before or after. "" when they differ in more than one place, or
+    keep fewer than two words: then they are not one request about two subjects."""
+    a, b = _meaningful(first), _meaningful(second)
+    alignment = _Alignment.of(a, b)
+    kept = [word for k1, k2 in alignment.same for word in a[k1:k2]]
+    if (alignment.inserted_within or len(alignment.changed) != 1 or alignment.around > EXTRA_WORDS
+            or len(kept) < MIN_SHARED_WORDS):
+        return ""
+    k1, k2, m1, m2 = alignment.changed[0]
+    replaced = 0 < k2 - k1 <= MAX_SUBJECT_WORDS and 0 < m2 - m1 <= MAX_SUBJECT_WORDS
+    return " ".join(kept) if replaced else ""
+
+
+@dataclass(frozen=True, slots=True)
+class _Alignment:
+    """How a message differs from another, word by word: words said before or after it
+    (`around`, counted), words added between two that stay (`inserted_within`), and the
+    places where words were changed or dropped (`changed`, as k1, k2, m1, m2 spans)."""
+
+    same: list[tuple[int, int]]
+    changed: list[tuple[int, int, int, int]]
+    around: int
+    inserted_within: bool
+
+    @classmethod
+    def of(cls, key: Sequence[str], message: Sequence[str]) -> _Alignment:
+        same, changed = [], []
+        around, inserted_within = 0, False
+        for tag, k1, k2, m1, m2 in SequenceMatcher(
+            None, key, message, autojunk=False
+        ).get_opcodes():
+            if tag == "equal":
+                same.append((k1, k2))
+            elif tag in ("insert", "delete") and (k1 == 0 or k2 == len(key)):
+                around += (m2 - m1) + (k2 - k1)
+            elif tag == "insert":
+                inserted_within = True
+            else:
+                changed.append((k1, k2, m1, m2))
+        return cls(same, changed, around, inserted_within)
+
+
+def _meaningful(text: str) -> list[str]:
+    kept: list[str] = []
+    for word in words(text):
+        if kept and (kept[-1], word) in FILLER_PAIRS:
+            kept.pop()
+        elif word not in FILLERS:
+            kept.append(word)
+    return kept
+
+
+@dataclass(frozen=True, slots=True)
+class Pattern:
+    """What of a correction a message is checked against, tokenized once."""
+
+    key: str  # normalized
+    key_words: tuple[str, ...]  # without fillers
+    frame: tuple[str, ...]
+    rule: str
+    subject: frozenset[int]  # the positions in `key_words` that are not the frame's
+
+    @classmethod
+    def of(cls, key: str, frame: str, rule: str) -> Pattern:
+        key_words = tuple(_meaningful(key))
+        frame_words = tuple(frame.split())
+        return cls(normalize_key(key), key_words, frame_words, rule,
+                   _subject_positions(key_words, frame_words))
+
+
+def _subject_positions(key_words: tuple[str, ...], frame: tuple[str, ...]) -> frozenset[int]:
+    """The frame is the key's words in order minus the subject's: match it from the left."""
+    subject = set()
+    next_frame = 0
+    for position, word in enumerate(key_words):
+        if next_frame < len(frame) and word == frame[next_frame]:
+            next_frame += 1
+        else:
+            subject.add(position)
+    return frozenset(subject)
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """A new message, tokenized once for all the patterns it is checked against."""
+
+    key: str
+    words: tuple[str, ...]  # without fillers
+
+    @classmethod
+    def of(cls, text: str) -> Message:
+        return cls(normalize_key(text), tuple(_meaningful(text)))
+
+
+def same_message(pattern: Pattern, message: Message) -> bool:
+    return message.key == pattern.key
+
+
+def follows_rule(pattern: Pattern, message: Message) -> bool:
+    return bool(pattern.rule) and f" {pattern.rule} " in f" {message.key} "
+
+
+def fits_frame(pattern: Pattern, message: Message) -> bool:
+    """The message is the misunderstood one with its subject changed in one place, and at most
+    a few words more: in the subject ("What is like < very pretty > ?") or before or after the
+    request ("One more: ...", said with this message or with the corrected one). Every frame
+    word stays, and nothing comes between two words that stay: "X जैसा क्या है" (what is like
+    X) fits "Y जैसा क्या है", not "X जैसा क्या सुनाई देता है" (what sounds like X), though that
+    holds every frame word in order."""
+    if not pattern.frame or not pattern.subject:
+        return False
+    alignment = _Alignment.of(pattern.key_words, message.words)
+    if alignment.inserted_within or len(alignment.changed) > 1 or alignment.around > EXTRA_WORDS:
+        return False
+    return all(all(k in pattern.subject for k in range(k1, k2))  # only the subject changed
+               and (m2 - m1) - (k2 - k1) <= EXTRA_WORDS
+               for k1, k2, m1, m2 in alignment.changed)
+
+
+def wording_similarity(pattern: Pattern, message: Message) -> float:
+    """1 - word-level edit distance, normalized, without fillers: MemPrompt's lexical lookup
+    (Appendix D)."""
+    return Levenshtein.normalized_similarity(pattern.key_words, message.words)

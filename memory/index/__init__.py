@@ -1,0 +1,1 @@
+"""The vector index (chromadb): per-user collections, and following a change of embedder."""

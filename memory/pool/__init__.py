@@ -1,0 +1,1 @@
+"""The shared pool (Memory Sharing): scrubbed exchanges, their index and the trained retriever."""

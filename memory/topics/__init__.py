@@ -1,0 +1,1 @@
+"""Topic memory (the paper's topics): SQL rows, the vector index, labels."""

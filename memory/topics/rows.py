@@ -1,0 +1,149 @@
+"""Topic rows in SQL: the record of every topic, and the fast path for the newest ones."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from memory.sql.engine import as_utc
+from memory.sql.retracted import restore_retracted, retract_row
+from memory.sql.tables import topics
+from memory.types import Topic
+from memory.words import words
+
+ACTIVE = "active"
+MERGED = "merged"
+
+
+class SQLTopicRows:
+    """Topic rows by user. Every statement filters on the user."""
+
+    def __init__(self, engine: AsyncEngine) -> None:
+        self._engine = engine
+
+    async def insert(self, new_topics: Sequence[Topic]) -> None:
+        """Insert active topics, marked as not yet indexed."""
+        async with self._engine.begin() as conn:
+            await conn.execute(insert(topics), [topic_row(topic) for topic in new_topics])
+
+    async def mark_indexed(self, user_id: str, topic_ids: Sequence[str], *, active: bool) -> None:
+        """Record that the index matches these rows: active ones are in it, the others (merged,
+        retracted) are out. A row whose status changed meanwhile stays marked for repair."""
+        if topic_ids:
+            status = topics.c.status == ACTIVE if active else topics.c.status != ACTIVE
+            async with self._engine.begin() as conn:
+                await conn.execute(
+                    update(topics)
+                    .where((topics.c.user_id == user_id) & topics.c.id.in_(list(topic_ids))
+                           & status)
+                    .values(indexed=True)
+                )
+
+    async def latest(self, user_id: str, limit: int) -> list[Topic]:
+        query = (
+            select(topics)
+            .where(_active_of(user_id))
+            .order_by(topics.c.updated_at.desc(), topics.c.id.desc())
+            .limit(limit)
+        )
+        return await self._fetch(query)
+
+    async def all_of(self, user_id: str) -> list[Topic]:
+        """The user's active topics, oldest first."""
+        query = select(topics).where(_active_of(user_id)).order_by(topics.c.created_at)
+        return await self._fetch(query)
+
+    async def active_by_ids(self, user_id: str, topic_ids: Sequence[str]) -> list[Topic]:
+        """Those of the user's topics that are still active (not forgotten, merged or taken
+        back), in no particular order."""
+        if not topic_ids:
+            return []
+        return await self._fetch(select(topics).where(_active_of(user_id)
+                                                      & topics.c.id.in_(list(topic_ids))))
+
+    async def count(self, user_id: str) -> int:
+        query = select(func.count()).select_from(topics).where(_active_of(user_id))
+        async with self._engine.connect() as conn:
+            return int((await conn.execute(query)).scalar_one())
+
+    async def delete(self, user_id: str, topic_id: str | None = None) -> int:
+        """Delete one of the user's topics, or all of them with their history; returns how many
+        active topics went."""
+        where = topics.c.user_id == user_id
+        if topic_id is not None:
+            where = where & (topics.c.id == topic_id)
+        async with self._engine.begin() as conn:
+            active = await conn.execute(
+                select(func.count()).select_from(topics).where(where & (topics.c.status == ACTIVE))
+            )
+            count = int(active.scalar_one())
+            await conn.execute(delete(topics).where(where))
+        return count
+
+    async def retract(self, user_id: str, topic_id: str) -> bool:
+        return await retract_row(self._engine, topics, user_id, topic_id) is not None
+
+    async def restore(self, user_id: str, id_prefix: str) -> Topic | None:
+        row = await restore_retracted(self._engine, topics, user_id, id_prefix)
+        return None if row is None else to_topic(row)
+
+    async def _fetch(self, query: Any) -> list[Topic]:
+        async with self._engine.connect() as conn:
+            rows = (await conn.execute(query)).mappings().all()
+        return [to_topic(row) for row in rows]
+
+
+def _active_of(user_id: str) -> Any:
+    return (topics.c.user_id == user_id) & (topics.c.status == ACTIVE)
+
+
+def topic_row(topic: Topic, *, source_job_id: int | None = None) -> dict[str, Any]:
+    """The SQL row of a new active topic, not yet indexed."""
+    return {
+        "id": topic.id,
+        "user_id": topic.user_id,
+        "label": topic.label,
+        "label_key": label_key(topic.label),
+        "description": topic.description,
+        "status": ACTIVE,
+        "merged_into": None,
+        "source_job_id": source_job_id,
+        "indexed": False,
+        "created_at": topic.created_at.replace(tzinfo=None),
+        "updated_at": topic.updated_at.replace(tzinfo=None),
+    }
+
+
+def to_topic(row: Any) -> Topic:
+    return Topic(
+        id=row["id"],
+        user_id=row["user_id"],
+        label=row["label"],
+        description=row["description"],
+        created_at=as_utc(row["created_at"]),
+        updated_at=as_utc(row["updated_at"]),
+    )
+
+
+def label_key(label: str) -> str:
+    """The key topics are merged by: labels that differ only in case, punctuation or plural share
+    it: `Hobbies!` and `hobby` give `hobby`; `Movies` and `movie` give `movy` (a key, not a
+    word)."""
+    return " ".join(_singular(word) for word in words(label))
+
+
+def _singular(word: str) -> str:
+    if len(word) <= 3:
+        return word
+    if word.endswith("ies"):
+        return word[:-3] + "y"
+    if word.endswith("ie"):
+        return word[:-2] + "y"
+    if word.endswith(("sses", "xes", "ches", "shes")):
+        return word[:-2]
+    if word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
