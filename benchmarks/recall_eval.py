@@ -36,7 +36,7 @@ from typing import Any
 
 from benchmarks.recall_data import DATA, Conversation, Side, carries_nothing, load, quotable
 from bot.app import Companion, open_companion
-from bot.core.ingest import ingest, read_exchanges
+from bot.core.ingest import read_exchanges
 from bot.core.prompt import memory_line
 from bot.settings import Settings, load_settings
 from memory.embeddings.packaged import minilm_tokenizer_file
@@ -78,7 +78,7 @@ async def import_all(companion: Companion, conversations: list[Conversation]) ->
     for conversation in conversations:
         for side in conversation.sides:
             exchanges = read_exchanges(side.jsonl, companion.settings.chat.max_message_chars)
-            await ingest(companion, side.user_id, exchanges)
+            await companion.ingest(side.user_id, exchanges)
             stored = await companion.rounds.recent_rounds(side.user_id, 100_000)
             assert len(stored) == len(side.round_turns), "rounds and turns must pair up"
             for round_, turns in zip(stored, side.round_turns, strict=True):

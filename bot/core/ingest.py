@@ -13,17 +13,13 @@ import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from bot.core.inbound import clean_message
 from bot.core.wording import counted
 from bot.errors import InputRejected
 from memory.sql.rounds import naive_utc
 from memory.types import Exchange
-
-if TYPE_CHECKING:
-    from bot.app import Companion
-    from jobs.worker import SweepReport
 
 BATCH = 500
 MAX_PROBLEMS = 20  # bad lines named before "... and N more"
@@ -33,27 +29,36 @@ MAX_PROBLEMS = 20  # bad lines named before "... and N more"
 class Imported:
     stored: int
     skipped: int  # the same message at the same time was stored before (or twice in the file)
-    report: SweepReport | None  # the memory jobs run afterwards, if any
 
 
-async def ingest(
-    companion: Companion,
+class RoundImports(Protocol):
+    """Where imported rounds go (`SQLRoundStore`)."""
+
+    async def imported_already(
+        self, user_id: str, exchanges: Sequence[Exchange]
+    ) -> set[tuple[datetime, str, str | None]]: ...
+
+    async def import_rounds(
+        self, user_id: str, persona: str, exchanges: Sequence[Exchange]
+    ) -> int: ...
+
+
+async def store_exchanges(
+    rounds: RoundImports,
     user_id: str,
+    persona: str,
     exchanges: Sequence[Exchange],
     *,
-    run_jobs: bool = True,
     progress: Callable[[int], object] = lambda stored: None,
 ) -> Imported:
-    """Store the rounds as if chatted (in batches, `progress` told of each), except those
-    stored before, then run the memory jobs they make due, unless `run_jobs` is False."""
-    fresh = _not_stored(exchanges, await companion.rounds.imported_already(user_id, exchanges))
-    persona = await companion.dialogue.persona_for(user_id)
+    """Store the rounds as if chatted with `persona` (in batches, `progress` told of each),
+    except those stored before."""
+    fresh = _not_stored(exchanges, await rounds.imported_already(user_id, exchanges))
     for start in range(0, len(fresh), BATCH):
         batch = fresh[start:start + BATCH]
-        await companion.rounds.import_rounds(user_id, persona.name, batch)
+        await rounds.import_rounds(user_id, persona, batch)
         progress(len(batch))
-    report = await companion.worker.upkeep(user_id) if run_jobs else None
-    return Imported(len(fresh), len(exchanges) - len(fresh), report)
+    return Imported(len(fresh), len(exchanges) - len(fresh))
 
 
 def _not_stored(exchanges: Sequence[Exchange],
