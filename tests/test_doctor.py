@@ -14,7 +14,7 @@ from pathlib import Path
 import pymysql
 import pytest
 
-from bot.cli.doctor.checks import PARTS
+from bot.cli.doctor.diagnose import PARTS
 from memory.sql.migrations import MIGRATIONS
 from tests.conftest import MYSQL
 from tests.fakes.openai_server import Error, ScriptedLLM

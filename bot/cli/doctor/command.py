@@ -10,15 +10,16 @@ import click
 
 from bot.settings import default_config_path
 
-# bot.cli.doctor.checks imports the stores and models inside its checks only; it is still imported
-# inside the command, so that `companion --help` never pays for it.
+# The checks import the stores and models inside their functions only; they are still imported
+# inside the command, so that `companion --help` never pays for them.
 
 
 @click.command()
 @click.pass_context
 def doctor(ctx: click.Context) -> None:
     """Check the settings, stores and models; say what to fix. Exits 1 if chat cannot work."""
-    from bot.cli.doctor.checks import Check, diagnose
+    from bot.cli.doctor.check import Check
+    from bot.cli.doctor.diagnose import diagnose
 
     config: Path | None = ctx.obj or default_config_path()
 
