@@ -139,7 +139,7 @@ async def run(sizes: list[int], feedback: int, facts: int, taught: int, pool: in
               embeddings: str) -> float:
     with tempfile.TemporaryDirectory() as folder:
         # Upkeep would start summarizing (and merging the synthetic topics) in the background,
-        # competing with the turns for the 2 cores: it is measured by benchmarks/upkeep.py.
+        # competing with the turns for the 2 cores: it is measured by benchmarks/upkeep.
         settings = load_settings(None, data_dir=folder, memory={"summarize_every": 1000},
                                  embeddings={"provider": embeddings})
         print(f"Seeding {ROUNDS:,} rounds...", flush=True)
