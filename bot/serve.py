@@ -59,10 +59,6 @@ def read_tokens(
     )
 
 
-def front_desk(companion: Companion) -> FrontDesk:
-    return FrontDesk(companion.dialogue, companion.commands, companion.access, companion.sharing)
-
-
 def build_frontends(companion: Companion, desk: FrontDesk, tokens: Tokens) -> list[Frontend]:
     frontends: list[Frontend] = []
     if tokens.telegram:
@@ -84,7 +80,7 @@ async def serve(settings: Settings, tokens: Tokens) -> None:
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, stop.set)
     async with open_companion(settings, sweep=True) as companion:
-        desk = front_desk(companion)
+        desk = companion.desk
         frontends = build_frontends(companion, desk, tokens)
         started: list[Frontend] = []
         try:

@@ -38,6 +38,9 @@ class LastReply:
     recall: Recall
     asked: str
     cited: tuple[int, ...] = ()
+    # `/why` showed this reply and no message of the user came since: their next message may
+    # say "No, that's wrong: ..." about it.
+    explained: bool = False
 
 
 def used_record(recall: Recall, asked: str, cited: Sequence[int]) -> str:
@@ -79,22 +82,14 @@ class ReplyUses:
         say "No, that's wrong: ..." about it, whichever process takes that message."""
         return await self._newest(user_id, explaining=True)
 
-    async def just_explained(self, user_id: str) -> bool:
-        """Whether `/why` explained the user's newest round: no message of theirs came since."""
-        text = await self._rounds.newest_used(user_id)
-        try:
-            return text is not None and json.loads(text).get(EXPLAINED) is True
-        except ValueError:
-            return False
-
     async def _newest(self, user_id: str, *, explaining: bool) -> LastReply | None:
         found = await self._rounds.last_used(user_id)
         if found is None:
             return None
-        round_, text = found
+        round_, text, newest = found
         try:
             record = json.loads(text)
-            last = await self._rebuilt(round_, record)
+            last = await self._rebuilt(round_, record, newest and record.get(EXPLAINED) is True)
         except (ValueError, KeyError, TypeError) as error:  # a record we cannot read
             log.warning("The record of what round %s used is unreadable: %r", round_.id, error)
             return None
@@ -103,7 +98,8 @@ class ReplyUses:
                                                                ensure_ascii=False))
         return last
 
-    async def _rebuilt(self, round_: Round, record: dict[str, Any]) -> LastReply:
+    async def _rebuilt(self, round_: Round, record: dict[str, Any], explained: bool
+                       ) -> LastReply:
         user_id = round_.user_id
         relevant = record["relevant"]
         topic_ids = [r["id"] for r in relevant if r["kind"] == "topic"] + record["latest"]
@@ -141,7 +137,7 @@ class ReplyUses:
             words_only=record["words_only"],
             short_prompt=record.get("short_prompt", False),  # records before it was kept
         )
-        return LastReply(recall, record["asked"], tuple(record["cited"]))
+        return LastReply(recall, record["asked"], tuple(record["cited"]), explained)
 
 
 def _gone_topic(topic_id: str, user_id: str, when: datetime) -> Topic:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from bot.core.corrections import Signal, correction_command, detect, understanding_of
+from bot.core.corrections import Signal, detect, understanding_of
+from bot.core.fixes import correction_command
 
 
 @pytest.mark.parametrize(("text", "signal"), [

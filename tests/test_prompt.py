@@ -3,7 +3,8 @@
 from datetime import UTC, date, datetime
 
 from bot.core.demo_prompt import LENGTH_RULE, build_demo_messages
-from bot.core.prompt import NOTHING_YET, build_messages, fit_recent, memory_line
+from bot.core.prompt import NOTHING_YET, build_messages, memory_line
+from memory.recall import fit_recent
 from memory.types import (
     Fact,
     Feedback,

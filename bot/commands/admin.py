@@ -7,6 +7,7 @@ from dataclasses import replace
 
 from bot.commands.replies import (
     CommandReply,
+    entry_line,
     fact_line,
     feedback_line,
     job_line,
@@ -16,8 +17,8 @@ from bot.commands.replies import (
     topic_line,
 )
 from bot.commands.user import MAX_TAUGHT_LISTED, Stores, forget_memories
-from bot.core.dialogue import Dialogue
-from bot.core.sharing import Sharing, entry_line
+from bot.core.sharing import Sharing
+from bot.core.turn_lock import TurnLock
 from bot.errors import UserFacingError
 from jobs.queue import FAILED, PENDING, RUNNING
 from jobs.worker import MemoryWorker
@@ -59,7 +60,7 @@ class AdminCommands:
     def __init__(
         self,
         *,
-        dialogue: Dialogue,
+        turns: TurnLock,
         rounds: RoundStore,
         topics: TopicStore,
         facts: FactStore,
@@ -70,7 +71,7 @@ class AdminCommands:
         sharing: Sharing,
         retrievers: SQLRetrieverRows,
     ) -> None:
-        self._dialogue = dialogue
+        self._turns = turns
         self._rounds = rounds
         self._topics = topics
         self._facts = facts
@@ -180,7 +181,7 @@ class AdminCommands:
     async def _forget(self, args: list[str]) -> str:
         user_id, what = args[0], args[1]
         # The user's own lock: never in the middle of one of their replies.
-        async with self._dialogue.user_lock(user_id):
+        async with self._turns.turn(user_id):
             answer = await forget_memories(
                 Stores(self._rounds, self._topics, self._facts, self._feedback,
                        self._sharing.pool), user_id, what,

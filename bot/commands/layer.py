@@ -11,8 +11,9 @@ from bot.commands.admin import ADMIN_HELP, AdminCommands
 from bot.commands.replies import CommandReply
 from bot.commands.user import USER_HELP, UserCommands
 from bot.core.access import AccessPolicy
-from bot.core.dialogue import Dialogue
+from bot.core.fixes import DIALOGUE_COMMANDS
 from bot.core.teaching import teach_command
+from bot.core.turn_lock import TurnLock
 from bot.errors import UserFacingError
 
 log = logging.getLogger(__name__)
@@ -21,8 +22,6 @@ REFUSAL = "Sorry, /admin commands are only for this bot's admins."
 # Commands that show or change someone's memories: never answered where others can read along.
 PRIVATE_ONLY = frozenset({"memories", "topics", "facts", "forget", "export", "why", "admin",
                           "feedback", "teach", "taught", "share", "good", "bad"})
-# Answered by the dialogue, streamed like any reply: they answer a message again.
-DIALOGUE_COMMANDS = frozenset({"correct", "wrong"})
 PRIVATE_PLEASE = "For your privacy, /{name} only works in a private chat with me."
 
 Handler = Callable[[str, list[str]], Awaitable[CommandReply]]
@@ -50,9 +49,9 @@ class Commands:
     """Runs a slash command for one user and returns what to show them."""
 
     def __init__(
-        self, dialogue: Dialogue, user: UserCommands, admin: AdminCommands, access: AccessPolicy
+        self, turns: TurnLock, user: UserCommands, admin: AdminCommands, access: AccessPolicy
     ) -> None:
-        self._dialogue = dialogue
+        self._turns = turns
         self._access = access
         self._admin = admin
         self._handlers: dict[str, Handler] = {
@@ -92,7 +91,7 @@ class Commands:
             return CommandReply(f"Unknown command /{name}. Type /help for the list.",
                                 failed=True)
         # In line with the user's messages: /forget never races a reply being written.
-        async with self._dialogue.user_lock(user_id):
+        async with self._turns.turn(user_id):
             try:
                 return await handler(user_id, args)
             except UserFacingError as error:

@@ -15,6 +15,7 @@ from memory.types import (
     Feedback,
     Found,
     Origin,
+    PoolEntry,
     Recall,
     Round,
     ScoredFeedback,
@@ -45,6 +46,8 @@ class CommandReply:
     # A command that confirms this one ("/forget all yes"): the text says to type it, and
     # Telegram and Discord also show it as a button.
     confirm: str = ""
+    # The user's own memories were forgotten: what a frontend shows of them may be gone.
+    forgot: bool = False
 
 
 def short_id(topic_id: str) -> str:
@@ -170,6 +173,7 @@ def superseded_line(fact: Fact) -> str:
 def job_line(job: Job) -> str:
     what = (f"rounds {job.first_round_id}-{job.last_round_id}" if job.kind in ("summarize", "facts")
             else "new beliefs" if job.kind == "beliefs"
+            else "facts stored before beliefs" if job.kind == "belief_columns"
             else f"label '{job.label_key}' ({counted(len(job.topic_ids), 'description')})")
     error = f"  last error: {job.last_error}" if job.last_error else ""
     return (f"#{job.id} {job.status:<8} {job.kind:<9} {job.user_id}  {what}  "
@@ -194,3 +198,11 @@ def save_attachment(attachment: Attachment, folder: Path) -> Path:
     path = folder / attachment.filename
     path.write_bytes(attachment.content)
     return path
+
+
+def entry_line(entry: PoolEntry) -> str:
+    """One entry as the admin commands show it."""
+    score = "unscored" if entry.score is None else f"score {entry.score}"
+    return (f"[{short_id(entry.id)}] {entry.domain}/{entry.kind or '?'} from {entry.persona} "
+            f"({entry.source}, {score}, votes {entry.votes:+d}): "
+            f"\"{shortened(entry.prompt, 120)}\" -> \"{shortened(entry.answer, 120)}\"")

@@ -16,8 +16,8 @@ from bot.commands.replies import (
     superseded_line,
     topic_line,
 )
-from bot.core.dialogue import Dialogue
 from bot.core.fixes import described
+from bot.core.persona_choice import PersonaChoice
 from bot.core.sharing import Sharing
 from bot.core.teaching import TEACH_USAGE, Teaching, taught_note
 from bot.core.wording import counted
@@ -27,6 +27,7 @@ from memory.facts.store import FactStore
 from memory.feedback.store import FeedbackMemory
 from memory.pool.store import SharedPool
 from memory.protocols import RoundStore, TopicStore
+from memory.provenance import ReplyUses
 from memory.retraction import Retractions
 from memory.sql.user_export import UserExport
 from memory.types import Fact, Origin, Topic
@@ -65,7 +66,8 @@ class UserCommands:
 
     def __init__(
         self,
-        dialogue: Dialogue,
+        personas: PersonaChoice,
+        uses: ReplyUses,
         rounds: RoundStore,
         topics: TopicStore,
         facts: FactStore,
@@ -76,7 +78,8 @@ class UserCommands:
         beliefs: SQLBeliefRows,
         sharing: Sharing,
     ) -> None:
-        self._dialogue = dialogue
+        self._personas = personas
+        self._uses = uses
         self._sharing = sharing
         self._rounds = rounds
         self._topics = topics
@@ -89,13 +92,13 @@ class UserCommands:
 
     async def persona(self, user_id: str, args: list[str]) -> CommandReply:
         if args:
-            persona = await self._dialogue.set_persona(user_id, args[0].lower())
+            persona = await self._personas.choose(user_id, args[0].lower())
             return CommandReply(
                 f"Switched to {persona.display_name} ({persona.name}).\n{persona.greeting}"
             )
-        current = await self._dialogue.persona_for(user_id)
+        current = await self._personas.of(user_id)
         lines = [f"Talking to {current.display_name} ({current.name}). Personas:"]
-        for persona in self._dialogue.personas.values():
+        for persona in self._personas.all.values():
             mark = "*" if persona.name == current.name else " "
             about = f": {persona.description}" if persona.description else ""
             lines.append(f"{mark} {persona.name:<12} {persona.display_name}{about}")
@@ -150,7 +153,7 @@ class UserCommands:
         if args[0].lower() == "all" and [a.lower() for a in args[1:2]] != [CONFIRM_WORD]:
             return CommandReply(await what_forget_all_takes(self._stores(), user_id),
                                 confirm=f"/forget all {CONFIRM_WORD}")
-        return CommandReply(await forget_memories(self._stores(), user_id, args[0]))
+        return CommandReply(await forget_memories(self._stores(), user_id, args[0]), forgot=True)
 
     def _stores(self) -> Stores:
         return Stores(self._rounds, self._topics, self._facts, self._feedback, self._sharing.pool)
@@ -174,7 +177,8 @@ class UserCommands:
             if len(args) < 2:
                 return CommandReply("Usage: /feedback forget <id> (ids are in /feedback)",
                                     failed=True)
-            return CommandReply(await forget_feedback(self._feedback, user_id, args[1]))
+            return CommandReply(await forget_feedback(self._feedback, user_id, args[1]),
+                                forgot=True)
         mine = await self._feedback.list_mine(user_id)
         if not mine:
             return CommandReply(FEEDBACK_HELP)
@@ -193,7 +197,7 @@ class UserCommands:
         )
 
     async def why(self, user_id: str, args: list[str]) -> CommandReply:
-        last = await self._dialogue.explain(user_id)
+        last = await self._uses.explain(user_id)
         if last is None:
             return CommandReply(NOTHING_TO_EXPLAIN)
         facts = [m.id for m in last.recall.numbered() if isinstance(m, Fact)]
@@ -212,7 +216,7 @@ class UserCommands:
             if len(args) < 2:
                 return CommandReply("Usage: /taught forget <id> (ids are in /taught), or all",
                                     failed=True)
-            return CommandReply(await self._forget_taught(user_id, args[1]))
+            return CommandReply(await self._forget_taught(user_id, args[1]), forgot=True)
         taught = await self._facts.newest(user_id, MAX_TAUGHT_LISTED, origin=Origin.TAUGHT)
         if not taught:
             return CommandReply(TAUGHT_HELP)

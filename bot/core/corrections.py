@@ -23,7 +23,6 @@ from memory.types import Feedback, Round
 
 log = logging.getLogger(__name__)
 
-COMMAND = re.compile(r"^\s*/correct(?:@\S+)?(?:\s+(?P<feedback>.*))?$", re.I | re.S)
 # The prompt asks for "Understanding:" in any language; a model may still translate the label.
 UNDERSTANDING = re.compile(
     r"^\s*(?:understanding|समझ|ਸਮਝ|entendimiento|entendí|compréhension|j'ai compris|verständnis"
@@ -91,12 +90,6 @@ def detect(text: str) -> Signal:
     if _CERTAIN.search(text):
         return Signal.CERTAIN
     return Signal.POSSIBLE if _POSSIBLE.search(text) else Signal.NONE
-
-
-def correction_command(text: str) -> str | None:
-    """The feedback of a `/correct` command ("" when it has none); None for other messages."""
-    match = COMMAND.match(text)
-    return None if match is None else (match["feedback"] or "").strip()
 
 
 def understanding_of(reply: str) -> str | None:

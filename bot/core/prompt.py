@@ -5,8 +5,7 @@ Pure: the same persona, recall and message always give the same messages.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Protocol
 
@@ -53,18 +52,14 @@ class PromptBuilder(Protocol):
 class PromptStyle:
     """How one reply's prompt is written: the paper's, or the demo model's short prompt.
 
-    The short prompt holds no Latest_topics, shared-pool examples or beliefs to check; they are
-    dropped from the recall before the reply, so `/why` lists only what the model was shown,
-    and a question about two beliefs is kept for a model that can ask it.
+    The short prompt holds no Latest_topics, shared-pool examples or beliefs to check: the
+    recall step leaves them out (`memory.recall.RecallSettings.short_prompt`), so `/why` lists
+    only what the model was shown, and a question about two beliefs is kept for a model that
+    can ask it.
     """
 
     build: PromptBuilder
     short: bool = False
-
-    def shown(self, recall: Recall) -> Recall:
-        if not self.short:
-            return recall
-        return replace(recall, latest=(), examples=(), to_check=(), short_prompt=True)
 
 
 def build_messages(
@@ -79,9 +74,9 @@ def build_messages(
     """A system message (role prompt, today's date, Recency, Relevance, Latest_topics, and
     clarifications from feedback when some apply) and the user's message.
 
-    Recency shows the rounds of the recall (see `fit_recent`); a single round longer than
-    `recency_max_chars` is cut to its end. Every memory shows the day it was said, so "when"
-    and "how long ago" can be answered.
+    Recency shows the rounds of the recall (see `memory.recall.fit_recent`); a single round
+    longer than `recency_max_chars` is cut to its end. Every memory shows the day it was said,
+    so "when" and "how long ago" can be answered.
     """
     recency = _recency(recall.recent, persona.display_name, user_name, recency_max_chars)
     numbered = _numbered_lines(recall, user_name)
@@ -138,22 +133,6 @@ def build_messages(
 
 def _plain(text: str) -> str:
     return text.strip().rstrip(".!")
-
-
-def fit_recent(rounds: Sequence[Round], max_chars: int) -> tuple[Round, ...]:
-    """The newest rounds whose texts fit in `max_chars` (always the newest one), oldest first.
-
-    A few pasted walls of text must not push the prompt past a small model's context window.
-    """
-    kept: list[Round] = []
-    used = 0
-    for round_ in reversed(rounds):
-        size = len(round_.user_text) + len(round_.reply_text or "")
-        if kept and used + size > max_chars:
-            break
-        kept.append(round_)
-        used += size
-    return tuple(reversed(kept))
 
 
 def day(when: date | datetime) -> str:

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bot.commands.replies import short_id, shortened
+from bot.core.upkeep import Upkeep
 from bot.errors import UserFacingError
-from jobs.worker import MemoryWorker
 from memory.pool.store import SharedPool, from_round
 from memory.sql.rounds import SQLRoundStore
 from memory.types import PoolEntry, PoolStatus, Round, RoundStatus
@@ -46,11 +45,11 @@ class Sharing:
     """The pool as people and admins see it; every change of a user's entries is theirs."""
 
     def __init__(self, pool: SharedPool, rounds: SQLRoundStore, personas: dict[str, Persona],
-                 worker: MemoryWorker) -> None:
+                 upkeep: Upkeep) -> None:
         self.pool = pool
         self._rounds = rounds
         self._personas = personas
-        self._worker = worker
+        self._upkeep = upkeep
 
     async def opt(self, user_id: str, on: bool | None) -> str:
         """`/share on|off`, or (None) where the user stands."""
@@ -100,7 +99,7 @@ class Sharing:
         if stored is None:
             stored = await self.pool.add(from_round(round_, self._domain(round_),
                                                      PoolStatus.CANDIDATE, "chat"))
-            self._worker.entry_added(round_.user_id, round_.id)
+            self._upkeep.entry_added(round_.user_id, round_.id)
         await self.pool.rows.vote(stored.id, +1)
         if stored.status is PoolStatus.REJECTED:
             return "Thanks! (That reply was marked bad before, so it stays out of the pool.)"
@@ -128,7 +127,7 @@ class Sharing:
                                   f"the id '{prefix}'. See /admin pool.")
         entry = await self.pool.set_status(found[0], status, admin_id)
         if status is PoolStatus.SHARED:
-            self._worker.pool_grew()
+            self._upkeep.pool_grew()
         return entry
 
     async def share_round(self, round_id: int, admin_id: str) -> PoolEntry:
@@ -142,14 +141,6 @@ class Sharing:
                                                      PoolStatus.SHARED, "admin"))
         elif stored.status is not PoolStatus.SHARED:
             stored = await self.pool.set_status(stored, PoolStatus.SHARED, admin_id)
-        self._worker.entry_added(round_.user_id, round_.id)
-        self._worker.pool_grew()
+        self._upkeep.entry_added(round_.user_id, round_.id)
+        self._upkeep.pool_grew()
         return stored
-
-
-def entry_line(entry: PoolEntry) -> str:
-    """One entry as the admin commands show it."""
-    score = "unscored" if entry.score is None else f"score {entry.score}"
-    return (f"[{short_id(entry.id)}] {entry.domain}/{entry.kind or '?'} from {entry.persona} "
-            f"({entry.source}, {score}, votes {entry.votes:+d}): "
-            f"\"{shortened(entry.prompt, 120)}\" -> \"{shortened(entry.answer, 120)}\"")

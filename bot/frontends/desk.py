@@ -1,5 +1,6 @@
-"""The front desk every chat platform hands its messages to: access and rate checks, commands,
-streamed replies, and the last word when something breaks."""
+"""The front desk every frontend (Telegram, Discord, the terminal) hands its messages to: access
+and rate checks, commands, streamed replies, and the last word when something breaks: the one
+error boundary of the frontends."""
 
 from __future__ import annotations
 
@@ -10,7 +11,15 @@ from contextlib import aclosing
 
 from bot.commands import Commands, is_command
 from bot.core.access import AccessPolicy, Admission
-from bot.core.dialogue import Delta, Dialogue, Failed, Finished, Refused
+from bot.core.dialogue import (
+    Delta,
+    Dialogue,
+    Failed,
+    Finished,
+    Recall,
+    Recalled,
+    Refused,
+)
 from bot.core.inbound import Incoming
 from bot.core.sharing import Sharing
 from bot.frontends.disguise import undisguised
@@ -107,26 +116,32 @@ class FrontDesk:
             await surface.confirm(undisguised(answer.text), answer.confirm)
         else:
             await send_text(surface, answer.text)
+        if answer.forgot:
+            surface.show_forgotten()
 
     async def _reply(self, incoming: Incoming, surface: Surface) -> None:
         reply = StreamedReply(surface)
         text = ""
+        recall: Recall | None = None
         async with typing_shown(surface), aclosing(self._dialogue.respond(incoming)) as events:
             async for event in events:
                 match event:
+                    case Recalled(recall):
+                        surface.show_recall(recall)
                     case Delta(piece):
                         text += piece
                         await reply.show(text)
-                    case Finished(whole, round_id):
+                    case Finished(whole, round_id, cited):
                         await reply.show(whole, final=True)
+                        if recall is not None and cited:
+                            surface.show_recall(recall, cited)
                         if incoming.private:  # a reaction to it may rate it (see react)
-                            await self._sharing.remember_reply(
-                                [surface.message_key(h) for h in reply.handles],
-                                incoming.user_id, round_id)
+                            keys = [key for h in reply.handles if (key := surface.message_key(h))]
+                            await self._sharing.remember_reply(keys, incoming.user_id, round_id)
                     case Failed(message) | Refused(message):
                         # What streamed before the failure stays; the apology follows it.
                         await reply.show(text, final=True)
-                        await send_text(surface, message)
+                        await surface.show_problem(message)
 
     async def react(self, user_id: str, message_key: str, emoji: str, surface: Surface) -> None:
         """A reaction to one of our messages: a thumbs-up or down on a reply rates it (and says
@@ -142,7 +157,7 @@ class FrontDesk:
 
     async def _try_to_say(self, surface: Surface, text: str) -> None:
         try:
-            await send_text(surface, text)
+            await surface.show_problem(text)
         except Exception:  # the platform itself is failing; the log has the first error
             log.warning("Could not tell the user that something went wrong", exc_info=True)
 

@@ -16,6 +16,7 @@ from bot.commands import Attachment
 from bot.core.inbound import Incoming
 from bot.errors import ConfigError
 from bot.frontends.desk import CANCELLED, CONFIRM_LABELS, FrontDesk, confirm_label
+from bot.frontends.surface import MessagesOnly
 from bot.settings import DiscordSettings
 
 log = logging.getLogger(__name__)
@@ -26,7 +27,7 @@ BUTTON_PREFIX = "companion:"  # the custom ids of our buttons: this, then the co
 CANCEL_ID = BUTTON_PREFIX + "cancel"
 
 
-class DiscordChannel:
+class DiscordChannel(MessagesOnly):
     """A `Surface` for one Discord channel or DM. Discord renders Markdown itself and never
     refuses it, so text goes out as written; discord.py retries 429s and 5xx by itself."""
 

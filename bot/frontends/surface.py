@@ -1,14 +1,16 @@
-"""One chat on one platform, as the front desk sees it, and a reply streamed into it."""
+"""One chat on one platform (or the terminal), as the front desk sees it, and a reply streamed
+into it."""
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from typing import Any, Protocol
 
 from bot.commands import Attachment
+from bot.core.dialogue import Recall
 from bot.frontends.disguise import undisguised
 from bot.frontends.split import split_message
 
@@ -41,8 +43,41 @@ class Surface(Protocol):
         ...
 
     def message_key(self, handle: Any) -> str:
-        """The sent message as a reaction to it names it ("telegram:<chat>:<message>")."""
+        """The sent message as a reaction to it names it ("telegram:<chat>:<message>"); ""
+        where nothing can react to it."""
         ...
+
+    async def show_problem(self, text: str) -> None:
+        """Why a message got no reply, or no whole one (an outage, a refusal), after what was
+        shown of it."""
+        ...
+
+    def show_recall(self, recall: Recall, cited: Sequence[int] = ()) -> None:
+        """The memories behind the reply being written (the ones it cited, once it is done)."""
+        ...
+
+    def show_forgotten(self) -> None:
+        """Memories were forgotten: what was shown of them may be gone."""
+        ...
+
+
+class MessagesOnly:
+    """What a chat platform does with what it has no place for: a problem is one more message,
+    and the memories behind a reply are not shown (`/why` shows them on request)."""
+
+    limit: int
+
+    async def send(self, text: str) -> Any:
+        raise NotImplementedError
+
+    async def show_problem(self, text: str) -> None:
+        await send_text(self, text)
+
+    def show_recall(self, recall: Recall, cited: Sequence[int] = ()) -> None:
+        pass
+
+    def show_forgotten(self) -> None:
+        pass
 
 
 class StreamedReply:
@@ -78,7 +113,13 @@ class StreamedReply:
         return list(self._handles)
 
 
-async def send_text(surface: Surface, text: str) -> None:
+class _Sends(Protocol):
+    limit: int
+
+    async def send(self, text: str) -> Any: ...
+
+
+async def send_text(surface: _Sends, text: str) -> None:
     """A whole message, in as many pieces as the platform needs."""
     for piece in split_message(undisguised(text), surface.limit):
         await surface.send(piece)

@@ -30,7 +30,6 @@ class Candidate:
     frame: str
     rule: str
     shared: bool
-    indexed: bool
 
 
 def key_hash(key: str) -> str:

@@ -108,7 +108,7 @@ class FeedbackMemory:
             # A superseded vector left behind is harmless: lookups keep only active rows' hits.
             await self._unindex(correction.user_id, replaced)
             await self._index_rows([_candidate(item)])
-        except Exception:  # the row is the record; the next lookup indexes it again
+        except Exception:  # the row is the record, marked unindexed: the sweep indexes it
             log.warning("Could not index feedback %s yet", item.id, exc_info=True)
         return item
 
@@ -160,7 +160,6 @@ class FeedbackMemory:
         vector = await pending_vector
         if not candidates:
             return []
-        await self._repair_index([c for c in candidates.values() if not c.indexed])
         message = Message.of(text)
         cosines = (await self._semantic(user_id, vector, candidates)
                    if vector is not None and self._cosine_decides(candidates, message) else {})
@@ -237,14 +236,6 @@ class FeedbackMemory:
                     scores[hit.id] = max(hit.score, scores.get(hit.id, -1.0))
         return scores
 
-    async def _repair_index(self, missing: list[Candidate]) -> None:
-        if missing:
-            try:
-                await self._index_rows(missing)
-            except Exception:
-                log.warning("Feedback index repair failed; wording lookup still works",
-                            exc_info=True)
-
     async def _index_rows(self, rows: list[Candidate]) -> None:
         """Index rows by their key: in their owner's collection, and the shared one if shared."""
         vectors = await self._embedder.embed([row.key_text for row in rows])
@@ -255,8 +246,8 @@ class FeedbackMemory:
         await self._rows.mark_indexed([row.id for row in rows])
 
     async def reindex(self) -> int:
-        """Index every active correction the index may miss (a rebuilt index); returns how
-        many. A lookup repairs a user's own rows too, but only when that user writes."""
+        """Index every active correction the index may miss (a failed write, a rebuilt index);
+        returns how many. The sweep runs it: a lookup only reads."""
         repaired = 0
         while stale := await self._rows.unindexed():
             await self._index_rows(stale)
@@ -314,8 +305,7 @@ class FeedbackMemory:
 
 
 def _candidate(item: Feedback) -> Candidate:
-    return Candidate(item.id, item.user_id, item.key, item.frame, item.rule, item.shared,
-                     indexed=False)
+    return Candidate(item.id, item.user_id, item.key, item.frame, item.rule, item.shared)
 
 
 def _best(found: list[ScoredFeedback], limit: int) -> list[ScoredFeedback]:

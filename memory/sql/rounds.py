@@ -142,21 +142,21 @@ class SQLRoundStore:
             row = (await conn.execute(query)).mappings().one_or_none()
         return to_round(row) if row else None
 
-    async def last_used(self, user_id: str) -> tuple[Round, str] | None:
-        """The user's newest round that keeps what its reply used, and that record."""
-        query = (select(rounds).where((rounds.c.user_id == user_id) & rounds.c.used.is_not(None))
-                 .order_by(rounds.c.id.desc()).limit(1))
+    async def last_used(self, user_id: str) -> tuple[Round, str, bool] | None:
+        """The user's newest round that keeps what its reply used, that record, and whether it
+        is the user's newest round of all (no message of theirs came since)."""
+        newest = (select(rounds).where(rounds.c.user_id == user_id)
+                  .order_by(rounds.c.id.desc()).limit(1))
         async with self._engine.connect() as conn:
-            row = (await conn.execute(query)).mappings().one_or_none()
-        return None if row is None else (to_round(row), row["used"])
-
-    async def newest_used(self, user_id: str) -> str | None:
-        """What the user's newest round's reply used; None when it keeps no record (or there
-        is no round)."""
-        query = (select(rounds.c.used).where(rounds.c.user_id == user_id)
-                 .order_by(rounds.c.id.desc()).limit(1))
-        async with self._engine.connect() as conn:
-            return (await conn.execute(query)).scalar_one_or_none()
+            row = (await conn.execute(newest)).mappings().one_or_none()
+            if row is not None and row["used"] is not None:
+                return to_round(row), row["used"], True
+            if row is None:  # the user has no rounds at all
+                return None
+            row = (await conn.execute(
+                select(rounds).where((rounds.c.user_id == user_id) & rounds.c.used.is_not(None))
+                .order_by(rounds.c.id.desc()).limit(1))).mappings().one_or_none()
+        return None if row is None else (to_round(row), row["used"], False)
 
     async def keep_used(self, round_id: int, used: str) -> None:
         async with self._engine.begin() as conn:

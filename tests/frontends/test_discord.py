@@ -27,7 +27,6 @@ from bot.frontends.discord import (
     companion_bot,
     companion_intents,
 )
-from bot.serve import front_desk
 from bot.settings import load_settings
 from memory.types import RoundStatus
 from tests.conftest import make_settings
@@ -90,7 +89,7 @@ async def served(
     settings = make_settings(tmp_path, llm, discord={"admin_ids": [ADMIN],
                                                      "edit_interval_seconds": 0.0})
     async with open_companion(settings) as companion:
-        desk = front_desk(companion)
+        desk = companion.desk
         intents = companion_intents()
         intents.members = True  # dpytest builds its members from the member cache
         bot = CompanionBot(desk, settings.discord, intents=intents)
@@ -126,11 +125,11 @@ async def test_with_shards_the_process_runs_the_shards_it_is_given(
     # sharded bot's answers are those of the one-connection bot, which shares their code.
     settings = make_settings(tmp_path, llm, discord={"shard_count": 4, "shard_ids": [2, 3]})
     async with open_companion(settings) as companion:
-        bot = companion_bot(front_desk(companion), settings.discord)
+        bot = companion_bot(companion.desk, settings.discord)
         assert isinstance(bot, ShardedCompanionBot)
         assert isinstance(bot, discord.AutoShardedClient)
         assert (bot.shard_count, bot.shard_ids) == (4, [2, 3])
-        one = companion_bot(front_desk(companion), make_settings(tmp_path, llm).discord)
+        one = companion_bot(companion.desk, make_settings(tmp_path, llm).discord)
         assert not isinstance(one, discord.AutoShardedClient)
 
 

@@ -17,7 +17,7 @@ import pytest
 
 from bot.app import Companion, open_companion
 from bot.frontends.desk import BROKEN, NOT_ALLOWED, FrontDesk
-from bot.serve import Tokens, build_frontends, front_desk
+from bot.serve import Tokens, build_frontends
 from memory.types import RoundStatus
 from tests.conftest import make_settings
 from tests.fakes.openai_server import Error, Reply, ScriptedLLM
@@ -50,7 +50,7 @@ class Served:
 @asynccontextmanager
 async def _serve(settings: Any, fake: FakeTelegram) -> AsyncIterator[Served]:
     async with open_companion(settings) as companion:
-        desk = front_desk(companion)
+        desk = companion.desk
         [frontend] = build_frontends(companion, desk, Tokens(telegram=fake.token, discord=None))
         await frontend.start()
         try:

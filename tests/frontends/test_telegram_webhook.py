@@ -15,7 +15,7 @@ from aiohttp import web
 from bot.app import open_companion
 from bot.frontends.desk import FrontDesk
 from bot.frontends.telegram.bot import webhook_secret
-from bot.serve import Tokens, build_frontends, front_desk
+from bot.serve import Tokens, build_frontends
 from tests.conftest import _free_port, make_settings
 from tests.fakes.openai_server import Reply, ScriptedLLM
 from tests.fakes.telegram_server import FakeTelegram
@@ -61,7 +61,7 @@ async def test_two_processes_take_webhook_updates_and_answer_one_user_in_turn(
                         "webhook_port": port}
             settings = make_settings(tmp_path / str(n), llm, mysql_url, telegram=telegram)
             companion = await stack.enter_async_context(open_companion(settings))
-            desk = front_desk(companion)
+            desk = companion.desk
             desks.append(desk)
             [frontend] = build_frontends(companion, desk, Tokens(fake.token, None))
             await frontend.start()
@@ -90,7 +90,7 @@ async def test_an_update_without_the_secret_is_refused(
     telegram = {"base_url": fake.base_url, "webhook_url": f"http://127.0.0.1:{port}/tg",
                 "webhook_port": port}
     async with open_companion(make_settings(tmp_path, llm, telegram=telegram)) as companion:
-        desk = front_desk(companion)
+        desk = companion.desk
         [frontend] = build_frontends(companion, desk, Tokens(fake.token, None))
         await frontend.start()
         try:

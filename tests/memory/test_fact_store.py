@@ -79,7 +79,8 @@ async def test_one_users_facts_never_reach_another_users_prompt(
 async def _prompt(companion: Companion, user: str, text: str) -> str:
     async for _ in companion.dialogue.respond(Incoming(user, text)):
         pass
-    recall = await companion.dialogue.last_recall(user)
+    last = await companion.uses.last(user)
+    recall = last.recall if last else None
     assert recall is not None
     assert all(f.memory.user_id == user for f in recall.relevant)
     _, messages = await companion.prepare(user, text)

@@ -33,6 +33,7 @@ from telegram.ext import (
 from bot.commands import Attachment
 from bot.core.inbound import Incoming
 from bot.frontends.desk import CANCELLED, FrontDesk, confirm_label
+from bot.frontends.surface import MessagesOnly
 from bot.frontends.telegram.format import to_telegram_html
 from bot.frontends.telegram.retrying import telegram_call
 from bot.settings import TelegramSettings
@@ -43,7 +44,7 @@ POLL_TIMEOUT_SECONDS = 10
 CANCEL = "cancel"  # the callback data of a Cancel button
 
 
-class TelegramChat:
+class TelegramChat(MessagesOnly):
     """A `Surface` for one Telegram chat. Markdown goes out as Telegram HTML; should Telegram
     refuse to parse it, the same text goes out plain, so formatting never loses a message."""
 

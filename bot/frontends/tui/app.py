@@ -1,13 +1,16 @@
-"""The chat screen: messages on the left, the memory behind the last reply on the right."""
+"""The chat screen: messages on the left, the memory behind the last reply on the right.
+
+Every message goes through the front desk, as on Telegram and Discord: the terminal is one more
+surface (`surface.py`), so a command or a reply behaves here as it does there.
+"""
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Callable
-from contextlib import AbstractAsyncContextManager, AsyncExitStack, aclosing
+from contextlib import AbstractAsyncContextManager, AsyncExitStack
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from textual import work
 from textual.app import App, ComposeResult
@@ -15,21 +18,38 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Footer, Header, Input, Static
 
 from bot.commands import is_command
-from bot.commands.replies import save_attachment
-from bot.core.dialogue import Delta, Failed, Finished, Recalled, Refused
 from bot.core.inbound import Incoming
+from bot.core.persona_choice import PersonaChoice
 from bot.errors import UserFacingError
+from bot.frontends.desk import FrontDesk
+from bot.frontends.tui.surface import TerminalSurface
 from bot.frontends.tui.widgets import CompanionMessage, HistoryInput, MemoryPanel, Note, UserMessage
-from bot.settings import LLMSettings
-from memory.types import Recall
-
-if TYPE_CHECKING:
-    from bot.app import Companion
+from bot.settings import LLMSettings, Settings
 
 log = logging.getLogger(__name__)
 
-CompanionFactory = Callable[[], "AbstractAsyncContextManager[Companion]"]
 
+class Upkeep(Protocol):
+    def is_busy(self, user_id: str) -> bool: ...
+
+
+class Opened(Protocol):
+    """What the chat screen needs of an opened companion (`bot.app.Companion`)."""
+
+    @property
+    def settings(self) -> Settings: ...
+
+    @property
+    def desk(self) -> FrontDesk: ...
+
+    @property
+    def personas(self) -> PersonaChoice: ...
+
+    @property
+    def worker(self) -> Upkeep: ...
+
+
+CompanionFactory = Callable[[], AbstractAsyncContextManager[Opened]]
 
 WELCOMED_MARKER = "welcomed"  # in the data folder: the welcome was shown there
 
@@ -69,7 +89,7 @@ class CompanionApp(App[None]):
         self._user_id = user_id
         self._resources = AsyncExitStack()
         self._speaker = ""
-        self.companion: Companion | None = None
+        self.companion: Opened | None = None
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -90,10 +110,10 @@ class CompanionApp(App[None]):
         except UserFacingError as error:
             self.exit(return_code=1, message=str(error))
             return
-        await self._show_persona()
-        persona = await self.companion.dialogue.persona_for(self._user_id)
+        persona = await self.companion.personas.of(self._user_id)
+        self._show_speaker(persona.display_name)
         greeting = CompanionMessage(persona.display_name, waiting=False)
-        greeting.append(persona.greeting)
+        greeting.show(persona.greeting)
         await self._add(greeting)
         await self._welcome_once()
         chat_input = self.query_one(HistoryInput)
@@ -127,64 +147,29 @@ class CompanionApp(App[None]):
         chat_input = self.query_one(HistoryInput)
         chat_input.remember(text)
         chat_input.clear()
-        if is_command(text):
-            await self._run_command(text)
-        else:
-            self._reply_to(text)
-
-    async def _run_command(self, text: str) -> None:
-        assert self.companion is not None
-        await self._add(UserMessage(f"You: {text}", markup=False))
-        try:
-            reply = await self.companion.commands.run(self._user_id, text)
-            answer = reply.text
-            if reply.attachment is not None:
-                folder = self.companion.settings.resolved_data_dir / "exports"
-                path = await asyncio.to_thread(save_attachment, reply.attachment, folder)
-                answer += f"\nSaved to {path}"
-        except Exception:  # the frontend boundary: say so, keep the app alive
-            log.exception("Command %r failed for %s", text, self._user_id)
-            answer = "That command failed on my side; nothing was changed. See the log."
-        await self._add(Note(answer, markup=False))
-        if answer.startswith("Forgotten"):  # what the panel shows may be gone
-            self.query_one(MemoryPanel).show_forgotten()
-        await self._show_persona()
-
-    async def _show_persona(self) -> None:
-        assert self.companion is not None
-        persona = await self.companion.dialogue.persona_for(self._user_id)
-        self._speaker = persona.display_name
-        self.sub_title = f"{persona.display_name} · you are {self._user_id}"
+        self._answer(text)
 
     @work(group="replies")
-    async def _reply_to(self, text: str) -> None:
-        await self._add(UserMessage(f"You: {text}", markup=False))
-        bubble = CompanionMessage(self._speaker)
-        await self._add(bubble)
-        try:
-            await self._stream_into(bubble, text)
-        except Exception:  # the frontend boundary: show something useful, keep the app alive
-            log.exception("Reply failed for %s", self._user_id)
-            bubble.fail("Something went wrong on my side; your message is saved if it got stored.")
-
-    async def _stream_into(self, bubble: CompanionMessage, text: str) -> None:
+    async def _answer(self, text: str) -> None:
+        """The message echoed, then the front desk's answer: a reply in a new bubble, or a
+        command's notes (and the persona, which a command may have switched)."""
         assert self.companion is not None
-        panel = self.query_one(MemoryPanel)
-        incoming = Incoming(user_id=self._user_id, text=text)
-        shown: Recall | None = None
-        async with aclosing(self.companion.dialogue.respond(incoming)) as events:
-            async for event in events:
-                match event:
-                    case Recalled(recall):
-                        shown = recall
-                        panel.show_recall(recall)
-                    case Finished(cited=cited) if shown is not None and cited:
-                        panel.show_recall(shown, cited)
-                    case Delta(piece):
-                        bubble.append(piece)
-                        self._scroll_down()
-                    case Failed(message) | Refused(message):
-                        bubble.fail(message)
+        await self._add(UserMessage(f"You: {text}", markup=False))
+        command = is_command(text)
+        bubble = None if command else CompanionMessage(self._speaker)
+        if bubble is not None:
+            await self._add(bubble)
+        surface = TerminalSurface(
+            self._add, self.query_one(MemoryPanel),
+            self.companion.settings.resolved_data_dir / "exports",
+            bubble=bubble, scrolled=self._scroll_down)
+        await self.companion.desk.handle(Incoming(user_id=self._user_id, text=text), surface)
+        if command:
+            self._show_speaker((await self.companion.personas.of(self._user_id)).display_name)
+
+    def _show_speaker(self, name: str) -> None:
+        self._speaker = name
+        self.sub_title = f"{name} · you are {self._user_id}"
 
     async def _add(self, widget: UserMessage | CompanionMessage | Note) -> None:
         await self.query_one("#log", VerticalScroll).mount(widget)

@@ -11,7 +11,7 @@ from textual.widgets import Input, Static
 from bot.commands import describe_recall
 
 if TYPE_CHECKING:
-    from memory.types import Recall
+    from bot.core.dialogue import Recall
 
 
 class UserMessage(Static):
@@ -34,8 +34,9 @@ class CompanionMessage(Static):
         self._speaker = speaker
         self.reply = ""
 
-    def append(self, piece: str) -> None:
-        self.reply += piece
+    def show(self, text: str) -> None:
+        """The reply so far."""
+        self.reply = text
         self.update(f"{self._speaker}: {self.reply}")
 
     def fail(self, message: str) -> None:
