@@ -18,6 +18,7 @@ from bot.app.stores import Stores, build_recaller, open_stores, pool_examples
 from bot.app.upkeep import build_growth, build_pool_upkeep, build_worker
 from bot.commands import Commands
 from bot.commands.admin import AdminCommands
+from bot.commands.forgetting import UserMemories
 from bot.commands.user import UserCommands
 from bot.core.access import AccessPolicy
 from bot.core.corrections import Corrections
@@ -181,16 +182,16 @@ def _wired(settings: Settings, stores: Stores, model: ChatModel, worker: MemoryW
     sharing = Sharing(stores.pool, stores.rounds, personas, worker)
     access = AccessPolicy.from_settings(
         settings, SQLMessageCounts(stores.engine) if shared else None)
+    memories = UserMemories(stores.rounds, stores.topics, stores.facts, stores.feedback,
+                            stores.pool)
     commands = Commands(
         turns,
-        UserCommands(choice, stores.uses, stores.rounds, stores.topics, stores.facts,
-                     stores.feedback, UserExport(stores.engine), teaching, retractions,
-                     stores.beliefs, sharing),
-        AdminCommands(
-            turns=turns, rounds=stores.rounds, topics=stores.topics, facts=stores.facts,
-            beliefs=stores.beliefs, feedback=stores.feedback, worker=worker,
-            stats=lambda: memory_stats(stores.engine), sharing=sharing,
-            retrievers=stores.retrievers),
+        UserCommands(personas=choice, uses=stores.uses, memories=memories,
+                     exports=UserExport(stores.engine), teaching=teaching,
+                     retractions=retractions, beliefs=stores.beliefs, sharing=sharing),
+        AdminCommands(turns=turns, memories=memories, beliefs=stores.beliefs, worker=worker,
+                      stats=lambda: memory_stats(stores.engine), sharing=sharing,
+                      retrievers=stores.retrievers),
         access,
     )
     return Companion(

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 
+from bot.commands.forgetting import UserMemories, forget_memories
 from bot.commands.replies import (
     CommandReply,
     entry_line,
@@ -16,17 +17,14 @@ from bot.commands.replies import (
     sweep_line,
     topic_line,
 )
-from bot.commands.user import MAX_TAUGHT_LISTED, Stores, forget_memories
+from bot.commands.user import MAX_TAUGHT_LISTED
 from bot.core.sharing import Sharing
 from bot.core.turn_lock import TurnLock
 from bot.errors import UserFacingError
 from jobs.queue import FAILED, PENDING, RUNNING
 from jobs.worker import MemoryWorker
 from memory.beliefs.rows import SQLBeliefRows
-from memory.facts.store import FactStore
-from memory.feedback.store import FeedbackMemory
 from memory.pool.retriever_rows import SQLRetrieverRows
-from memory.protocols import RoundStore, TopicStore
 from memory.sql.stats import MemoryStats
 from memory.types import Feedback, Origin, PoolStatus
 
@@ -61,22 +59,20 @@ class AdminCommands:
         self,
         *,
         turns: TurnLock,
-        rounds: RoundStore,
-        topics: TopicStore,
-        facts: FactStore,
+        memories: UserMemories,
         beliefs: SQLBeliefRows,
-        feedback: FeedbackMemory,
         worker: MemoryWorker,
         stats: Callable[[], Awaitable[MemoryStats]],
         sharing: Sharing,
         retrievers: SQLRetrieverRows,
     ) -> None:
         self._turns = turns
-        self._rounds = rounds
-        self._topics = topics
-        self._facts = facts
+        self._memories = memories
+        self._rounds = memories.rounds
+        self._topics = memories.topics
+        self._facts = memories.facts
         self._beliefs = beliefs
-        self._feedback = feedback
+        self._feedback = memories.feedback
         self._worker = worker
         self._stats = stats
         self._sharing = sharing
@@ -183,8 +179,7 @@ class AdminCommands:
         # The user's own lock: never in the middle of one of their replies.
         async with self._turns.turn(user_id):
             answer = await forget_memories(
-                Stores(self._rounds, self._topics, self._facts, self._feedback,
-                       self._sharing.pool), user_id, what,
+                self._memories, user_id, what,
             )
         return f"{user_id}: {answer}"
 

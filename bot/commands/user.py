@@ -3,16 +3,21 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from bot.commands.forgetting import (
+    CONFIRM_WORD,
+    UserMemories,
+    forget_feedback,
+    forget_memories,
+    what_forget_all_takes,
+)
 from bot.commands.replies import (
     Attachment,
     CommandReply,
     describe_recall,
     fact_line,
     feedback_line,
-    short_id,
     superseded_line,
     topic_line,
 )
@@ -23,14 +28,10 @@ from bot.core.teaching import TEACH_USAGE, Teaching, taught_note
 from bot.core.wording import counted
 from bot.errors import UserFacingError
 from memory.beliefs.rows import SQLBeliefRows
-from memory.facts.store import FactStore
-from memory.feedback.store import FeedbackMemory
-from memory.pool.store import SharedPool
-from memory.protocols import RoundStore, TopicStore
 from memory.provenance import ReplyUses
 from memory.retraction import Retractions
 from memory.sql.user_export import UserExport
-from memory.types import Fact, Origin, Topic
+from memory.types import Fact, Origin
 
 USER_HELP = """Commands:
 /help                 this list
@@ -66,12 +67,10 @@ class UserCommands:
 
     def __init__(
         self,
+        *,
         personas: PersonaChoice,
         uses: ReplyUses,
-        rounds: RoundStore,
-        topics: TopicStore,
-        facts: FactStore,
-        feedback: FeedbackMemory,
+        memories: UserMemories,
         exports: UserExport,
         teaching: Teaching,
         retractions: Retractions,
@@ -81,10 +80,10 @@ class UserCommands:
         self._personas = personas
         self._uses = uses
         self._sharing = sharing
-        self._rounds = rounds
-        self._topics = topics
-        self._facts = facts
-        self._feedback = feedback
+        self._memories = memories
+        self._topics = memories.topics
+        self._facts = memories.facts
+        self._feedback = memories.feedback
         self._exports = exports
         self._teaching = teaching
         self._retractions = retractions
@@ -151,12 +150,9 @@ class UserCommands:
         if not args:
             return CommandReply("Usage: /forget <id> or /forget all", failed=True)
         if args[0].lower() == "all" and [a.lower() for a in args[1:2]] != [CONFIRM_WORD]:
-            return CommandReply(await what_forget_all_takes(self._stores(), user_id),
+            return CommandReply(await what_forget_all_takes(self._memories, user_id),
                                 confirm=f"/forget all {CONFIRM_WORD}")
-        return CommandReply(await forget_memories(self._stores(), user_id, args[0]), forgot=True)
-
-    def _stores(self) -> Stores:
-        return Stores(self._rounds, self._topics, self._facts, self._feedback, self._sharing.pool)
+        return CommandReply(await forget_memories(self._memories, user_id, args[0]), forgot=True)
 
     async def share(self, user_id: str, args: list[str]) -> CommandReply:
         choice = args[0].lower() if args else ""
@@ -233,82 +229,6 @@ class UserCommands:
             raise UserFacingError(f"{problem} has the id '{what}'. See /taught.")
         await self._facts.forget(user_id, found[0].id)
         return f"Forgotten: {fact_line(found[0])}"
-
-
-@dataclass(frozen=True, slots=True)
-class Stores:
-    """Where a user's memories live, for the commands that forget them."""
-
-    rounds: RoundStore
-    topics: TopicStore
-    facts: FactStore
-    feedback: FeedbackMemory
-    pool: SharedPool | None = None
-
-
-CONFIRM_WORD = "yes"
-
-
-async def what_forget_all_takes(stores: Stores, user_id: str) -> str:
-    """What `/forget all` would delete, and how to confirm: nothing goes on one command."""
-    shared = len(await stores.pool.rows.of_user(user_id)) if stores.pool is not None else 0
-    counts = [counted(await stores.rounds.count_rounds(user_id), "round"),
-              counted(await stores.topics.count(user_id), "topic"),
-              counted(await stores.facts.count(user_id), "fact"),
-              counted(len(await stores.feedback.list_mine(user_id)), "correction"),
-              counted(shared, "shared exchange")]
-    return (f"This would delete everything I store about you: {', '.join(counts[:-1])} and "
-            f"{counts[-1]}, for good (/export saves a copy first). To go ahead, send "
-            f"/forget all {CONFIRM_WORD}")
-
-
-async def forget_memories(stores: Stores, user_id: str, what: str) -> str:
-    """Forget one topic or fact by id prefix, or everything with "all", from SQL and the
-    indexes."""
-    if what.lower() == "all":
-        topic_count = await stores.topics.forget(user_id)
-        fact_count = await stores.facts.forget(user_id)
-        feedback_count = await stores.feedback.forget(user_id)
-        round_count = await stores.rounds.forget_rounds(user_id)
-        pool_count = await _forget_shared(stores.pool, user_id)
-        return (f"Forgotten: {counted(round_count, 'round')}, {counted(topic_count, 'topic')}, "
-                f"{counted(fact_count, 'fact')}, {counted(feedback_count, 'correction')} and "
-                f"{counted(pool_count, 'shared exchange')}. "
-                "We start afresh.")
-    memory = await _find_memory(stores, user_id, what)
-    if isinstance(memory, Topic):
-        await stores.topics.forget(user_id, memory.id)
-        return f"Forgotten: [{short_id(memory.id)}] {memory.label}"
-    await stores.facts.forget(user_id, memory.id)
-    return f"Forgotten: {fact_line(memory)}"
-
-
-async def _forget_shared(pool: SharedPool | None, user_id: str) -> int:
-    if pool is None:
-        return 0
-    await pool.rows.forget_replies(user_id)
-    return await pool.forget_user(user_id)
-
-
-async def forget_feedback(feedback: FeedbackMemory, user_id: str, what: str) -> str:
-    """Forget one of the user's corrections by id prefix, or all of them."""
-    if what.lower() == "all":
-        return f"Forgotten: {counted(await feedback.forget(user_id), 'correction')}."
-    try:
-        item = await feedback.find(what, user_id)
-    except LookupError as error:
-        raise UserFacingError(f"There is {error} with the id '{what}'. See /feedback.") from None
-    await feedback.forget(user_id, item.id)
-    return f"Forgotten: {feedback_line(item)}"
-
-
-async def _find_memory(stores: Stores, user_id: str, prefix: str) -> Topic | Fact:
-    topics = [t for t in await stores.topics.list_topics(user_id) if t.id.startswith(prefix)]
-    matches: list[Topic | Fact] = [*topics, *await stores.facts.find(user_id, prefix)]
-    if len(matches) != 1:
-        problem = "No memory" if not matches else "More than one memory"
-        raise UserFacingError(f"{problem} has the id '{prefix}'. See /memories or /facts.")
-    return matches[0]
 
 
 def _page(text: str) -> int:

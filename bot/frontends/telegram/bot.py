@@ -1,5 +1,5 @@
 """Telegram: python-telegram-bot in the shared event loop, polling or (several processes) taking
-webhook updates, messages to the front desk."""
+webhook updates; messages, button presses and reactions go to the front desk."""
 
 from __future__ import annotations
 
@@ -10,17 +10,8 @@ import re
 from typing import Any
 from urllib.parse import urlsplit
 
-from telegram import (
-    Bot,
-    InlineKeyboardButton,
-    InlineKeyboardMarkup,
-    InputFile,
-    Message,
-    ReactionTypeEmoji,
-    Update,
-)
-from telegram.constants import ChatAction, ChatType, MessageEntityType, MessageLimit, ParseMode
-from telegram.error import BadRequest
+from telegram import Message, ReactionTypeEmoji, Update
+from telegram.constants import ChatType, MessageEntityType
 from telegram.ext import (
     Application,
     CallbackQueryHandler,
@@ -30,107 +21,15 @@ from telegram.ext import (
     filters,
 )
 
-from bot.commands import Attachment
 from bot.core.inbound import Incoming
-from bot.frontends.desk import CANCELLED, FrontDesk, confirm_label
-from bot.frontends.surface import MessagesOnly
-from bot.frontends.telegram.format import to_telegram_html
+from bot.frontends.desk import CANCELLED, FrontDesk
+from bot.frontends.telegram.chat import CANCEL, TelegramChat, message_key
 from bot.frontends.telegram.retrying import telegram_call
 from bot.settings import TelegramSettings
 
 log = logging.getLogger(__name__)
 
 POLL_TIMEOUT_SECONDS = 10
-CANCEL = "cancel"  # the callback data of a Cancel button
-
-
-class TelegramChat(MessagesOnly):
-    """A `Surface` for one Telegram chat. Markdown goes out as Telegram HTML; should Telegram
-    refuse to parse it, the same text goes out plain, so formatting never loses a message."""
-
-    limit = MessageLimit.MAX_TEXT_LENGTH
-
-    def __init__(
-        self, bot: Bot, chat_id: int, *, thread_id: int | None = None, edit_interval: float = 1.0
-    ) -> None:
-        self.edit_interval = edit_interval
-        self._bot = bot
-        self._chat_id = chat_id
-        self._thread_id = thread_id
-
-    async def send(self, text: str, buttons: InlineKeyboardMarkup | None = None) -> Message:
-        try:
-            return await telegram_call(lambda: self._bot.send_message(
-                self._chat_id, to_telegram_html(text), parse_mode=ParseMode.HTML,
-                message_thread_id=self._thread_id, reply_markup=buttons))
-        except BadRequest as error:
-            if not _is_parse_error(error):
-                raise
-            return await telegram_call(lambda: self._bot.send_message(
-                self._chat_id, text, message_thread_id=self._thread_id, reply_markup=buttons))
-
-    async def confirm(self, text: str, command: str) -> None:
-        """`text` with a button that sends `command` for whoever presses it, and a Cancel."""
-        await self.send(text, InlineKeyboardMarkup([[
-            InlineKeyboardButton(confirm_label(command), callback_data=command),
-            InlineKeyboardButton("Cancel", callback_data=CANCEL)]]))
-
-    async def remove_buttons(self, message_id: int) -> None:
-        try:
-            await telegram_call(lambda: self._bot.edit_message_reply_markup(
-                self._chat_id, message_id, reply_markup=None))
-        except BadRequest:  # gone already (pressed twice, or deleted): nothing to remove
-            log.info("The buttons of message %s were gone already", message_id)
-
-    async def edit(self, handle: Message, text: str) -> Message:
-        try:
-            result = await telegram_call(lambda: self._bot.edit_message_text(
-                to_telegram_html(text), self._chat_id, handle.message_id,
-                parse_mode=ParseMode.HTML))
-        except BadRequest as error:
-            if not _is_parse_error(error):
-                return _unchanged(error, handle)
-            try:
-                result = await telegram_call(lambda: self._bot.edit_message_text(
-                    text, self._chat_id, handle.message_id))
-            except BadRequest as plain_error:
-                return _unchanged(plain_error, handle)
-        return result if isinstance(result, Message) else handle
-
-    async def send_file(self, text: str, attachment: Attachment) -> None:
-        document = InputFile(attachment.content, filename=attachment.filename)
-        await telegram_call(lambda: self._bot.send_document(
-            self._chat_id, document, caption=text, message_thread_id=self._thread_id))
-
-    async def typing(self) -> None:
-        await telegram_call(lambda: self._bot.send_chat_action(
-            self._chat_id, ChatAction.TYPING, message_thread_id=self._thread_id))
-
-    def message_key(self, handle: Message) -> str:
-        return message_key(self._chat_id, handle.message_id)
-
-
-def webhook_secret(token: str) -> str:
-    """The secret Telegram sends with every webhook update, so that nobody else can post fake
-    ones. Made from the bot token, so every process has the same one and nothing more needs
-    configuring (the token is a secret already)."""
-    return hashlib.sha256(f"companion-webhook:{token}".encode()).hexdigest()
-
-
-def message_key(chat_id: int, message_id: int) -> str:
-    return f"telegram:{chat_id}:{message_id}"
-
-
-def _is_parse_error(error: BadRequest) -> bool:
-    return "can't parse entities" in error.message.lower()
-
-
-def _unchanged(error: BadRequest, handle: Message) -> Message:
-    """Telegram refuses an edit that changes nothing visible (it trims trailing spaces, say):
-    the message already reads right. Any other refusal is an error."""
-    if "not modified" in error.message.lower():
-        return handle
-    raise error
 
 
 class TelegramFrontend:
@@ -285,3 +184,10 @@ class TelegramFrontend:
 
 def _without(text: str, mention: str) -> str:
     return re.sub(re.escape(mention), "", text, flags=re.IGNORECASE)
+
+
+def webhook_secret(token: str) -> str:
+    """The secret Telegram sends with every webhook update, so that nobody else can post fake
+    ones. Made from the bot token, so every process has the same one and nothing more needs
+    configuring (the token is a secret already)."""
+    return hashlib.sha256(f"companion-webhook:{token}".encode()).hexdigest()
