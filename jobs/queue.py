@@ -26,6 +26,8 @@ SUMMARIZE = "summarize"
 MERGE = "merge"
 FACTS = "facts"  # facts for a window summarized before facts existed (see migration 3)
 BELIEFS = "beliefs"  # check a user's new beliefs against the ones before them
+# the belief columns of a user's facts stored before beliefs existed (see migration 5)
+BELIEF_COLUMNS = "belief_columns"
 SCORE = "score"  # score a reply for the shared pool
 RETRAIN = "retrain"  # train the shared pool's retriever again (user_id "": the pool's own job)
 POOL = ""  # the user id of the pool's own jobs

@@ -22,6 +22,7 @@ from jobs.beliefs.judge import JudgeUnusable
 from jobs.pool.scoring import ScoreUnusable
 from jobs.pool.upkeep import PoolUpkeep
 from jobs.queue import (
+    BELIEF_COLUMNS,
     BELIEFS,
     FACTS,
     MERGE,
@@ -267,6 +268,9 @@ class MemoryWorker:
                 await self.queue.finish(job)
                 report.beliefs_checked += checked.checked
                 report.superseded += checked.superseded
+            elif job.kind == BELIEF_COLUMNS:
+                filled = await self._beliefs.rows.fill_belief_columns(job.user_id)
+                await self.queue.finish(job, f"belief columns of {filled} facts filled")
             report.jobs.append(job.key)
         except LostClaim as error:  # another worker has it now; nothing of ours was committed
             log.warning("Memory job %s: %s", job.key, error)

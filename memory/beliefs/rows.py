@@ -7,10 +7,10 @@ import hashlib
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import func, insert, select, update
+from sqlalchemy import bindparam, func, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from memory.beliefs.belief import ACTIVE, SUPERSEDED, About, Belief, Settlement
+from memory.beliefs.belief import ACTIVE, SUPERSEDED, About, Belief, Settlement, belief_columns
 from memory.facts.rows import to_fact
 from memory.sql.engine import utcnow
 from memory.sql.tables import belief_questions, facts
@@ -20,6 +20,8 @@ OPEN, ASKED, SETTLED = "open", "asked", "settled"
 # Beliefs still to check; one retracted or forgotten before its check is left alone.
 _UNCHECKED = (facts.c.checked.is_(False) & (facts.c.status == ACTIVE)
               & facts.c.about.is_not(None))
+# Facts stored before beliefs existed (migration 5) whose belief columns are not filled yet.
+_WITHOUT_COLUMNS = facts.c.about.is_(None) & (facts.c.confidence == 0)
 
 
 class SQLBeliefRows:
@@ -45,6 +47,29 @@ class SQLBeliefRows:
         query = select(func.max(facts.c.seq)).where((facts.c.user_id == user_id) & _UNCHECKED)
         async with self._engine.connect() as conn:
             return (await conn.execute(query)).scalar_one_or_none()
+
+    async def fill_belief_columns(self, user_id: str) -> int:
+        """Give the user's facts stored before beliefs existed who they are about, their subject
+        and their confidence, by today's rules; they stay checked (an upgrade does not start
+        superseding what was said long ago). Returns how many were filled: none when run
+        again."""
+        mine = (facts.c.user_id == user_id) & _WITHOUT_COLUMNS
+        async with self._engine.begin() as conn:
+            rows = (await conn.execute(select(facts).where(mine))).mappings().all()
+            changes: list[dict[str, Any]] = []
+            for row in rows:
+                columns = belief_columns(to_fact(row))
+                changes.append({"row": row["seq"], "new_about": columns["about"],
+                                "new_subject": columns["subject"],
+                                "new_confidence": columns["confidence"]})
+            if changes:  # one statement, executed for every row
+                await conn.execute(
+                    update(facts).where(mine & (facts.c.seq == bindparam("row"))).values(
+                        about=bindparam("new_about"), subject=bindparam("new_subject"),
+                        confidence=bindparam("new_confidence")),
+                    changes,
+                )
+        return len(changes)
 
     async def on_topic(self, belief: Belief, limit: int) -> list[Belief]:
         """The newest checked beliefs about the same subject (the paper's on-topic feedback)."""
