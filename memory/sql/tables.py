@@ -1,9 +1,10 @@
-"""Table definitions in their current shape; `migrations.py` creates and changes them.
+"""The tables as they stand today: the shape the row code reads and writes.
 
-Migration 1 creates these tables exactly as they stand at release 0.1. When a table changes,
-add a migration that alters it, and give migration 1 a frozen copy of the old shape so a fresh
-database replays the history. A column added later (migration 4) is the exception: its
-migration adds it where it is missing, so a table created in its current shape is left alone.
+Nothing creates tables from these definitions: the migrations in `memory.sql.migrations` do,
+each with its own frozen copy of the shapes it made. A change here needs a new migration that
+makes it. tests/memory/sql/test_migrations.py checks that a migrated database has these tables,
+columns (name, type, nullability, default) and indexes; only the order of columns may differ,
+as a migration adds a column last.
 """
 
 from __future__ import annotations
@@ -139,7 +140,8 @@ memory_jobs = Table(
 )
 
 # Facts: one short statement each, with its provenance, added by migration 3. The lexical index
-# over `text` is an FTS5 table on SQLite and a FULLTEXT index on MySQL (see migrations.py).
+# over `text` is an FTS5 table on SQLite and a FULLTEXT index on MySQL (see
+# memory/sql/migrations/m003_facts.py).
 facts = Table(
     "facts",
     metadata,
