@@ -18,6 +18,7 @@ from sqlalchemy import and_, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from memory.errors import JobConflict
 from memory.sql.engine import as_utc, utcnow
 from memory.sql.failures import again_after_deadlock
 from memory.sql.tables import memory_jobs, memory_progress, rounds
@@ -34,7 +35,7 @@ POOL = ""  # the user id of the pool's own jobs
 PENDING, RUNNING, DONE, FAILED = "pending", "running", "done", "failed"
 
 
-class LostClaim(RuntimeError):
+class LostClaim(JobConflict):
     """Another worker took this job over; this worker's results must not be committed."""
 
 

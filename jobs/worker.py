@@ -1,4 +1,5 @@
-"""Memory upkeep: turns windows of rounds into topics and merges a label's descriptions.
+"""Memory upkeep: the jobs that turn rounds into topics and facts, merge a label's topics, check
+new beliefs, and score and learn from the shared pool.
 
 Work is triggered after a stored round (never blocking the reply) and by a periodic sweep that
 picks up whatever a crash, a restart or a failed model call left behind. Every job is claimed
@@ -9,17 +10,13 @@ changes nothing.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import logging
-import uuid
 from collections.abc import Coroutine, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
-from typing import Any, TypeVar
+from datetime import timedelta
+from typing import Any, Protocol, TypeVar
 
 from jobs.beliefs.checks import BeliefChecker
-from jobs.beliefs.judge import JudgeUnusable
-from jobs.pool.scoring import ScoreUnusable
 from jobs.pool.upkeep import PoolUpkeep
 from jobs.queue import (
     BELIEF_COLUMNS,
@@ -34,22 +31,17 @@ from jobs.queue import (
     JobQueue,
     LostClaim,
 )
-from jobs.summarize.drafts import FactDraft, NothingUsable, Summarizer, Voices
-from jobs.summarize.labels import LabelResolver
-from jobs.summarize.writes import StaleMerge, StaleWindow, TopicWrites
-from memory.errors import EmbeddingUnavailable, ModelUnavailable, VectorStoreUnavailable
-from memory.facts.store import FactStore
+from jobs.summarize.work import SummaryWork
+from jobs.summarize.writes import StaleMerge, StaleWindow
+from memory.errors import ProviderError, StorageError
 from memory.sql.engine import utcnow
 from memory.sql.rounds import SQLRoundStore
-from memory.topics.store import IndexedTopicStore
-from memory.types import Fact, Round, Speaker, Topic
-from personas.loader import Persona
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
-# What a later attempt may well get past (the model or the embedder is down or talks nonsense).
-RETRYABLE = (ModelUnavailable, NothingUsable, EmbeddingUnavailable, JudgeUnusable,
-             ScoreUnusable, VectorStoreUnavailable)
+# What a later attempt may well get past: the model or the embedder is down or talks nonsense,
+# a store is away.
+RETRYABLE = (ProviderError, StorageError)
 # Background upkeep tasks running at once in one process (benchmarks/load.py).
 BACKGROUND_AT_ONCE = 4
 # A round still pending after this long lost its reply (replies take a minute at most).
@@ -79,41 +71,39 @@ class SweepReport:
     jobs: list[str] = field(default_factory=list)
 
 
+class Reindexable(Protocol):
+    """A memory whose vector index can fall behind its SQL rows."""
+
+    async def reindex(self) -> int:
+        """Repair what the index misses or still holds; returns how many rows."""
+        ...
+
+
 class MemoryWorker:
-    """Runs summarize and merge jobs (and the backfill of facts) for the users whose memory
-    needs upkeep."""
+    """Queues and runs the memory jobs (summaries, merges, belief checks, the shared pool's
+    scoring and retraining) for the users whose memory needs upkeep, in the background or in
+    the periodic sweep."""
 
     def __init__(
         self,
         *,
         queue: JobQueue,
-        writes: TopicWrites,
-        topics: IndexedTopicStore,
-        facts: FactStore,
+        summaries: SummaryWork,
         beliefs: BeliefChecker,
-        summarizer: Summarizer,
-        labels: LabelResolver,
-        personas: dict[str, Persona],
-        default_persona: str,
-        user_name: str,
+        indexes: Sequence[Reindexable],
         cadence: Cadence,
         pool: PoolUpkeep | None = None,
         rounds: SQLRoundStore | None = None,
     ) -> None:
-        """`pool`: the shared pool's upkeep (None: no pool, as in tools that only summarize).
-        `rounds`: where the sweep finds rounds whose reply never came."""
+        """`indexes`: the memories whose vector index the sweep repairs. `pool`: the shared
+        pool's upkeep (None: no pool, as in tools that only summarize). `rounds`: where the
+        sweep finds rounds whose reply never came."""
         self.queue = queue
         self.pool = pool
         self._rounds = rounds
-        self._writes = writes
-        self._topics = topics
-        self._facts = facts
+        self._summaries = summaries
         self._beliefs = beliefs
-        self._summarizer = summarizer
-        self._labels = labels
-        self._personas = personas
-        self._user_name = user_name
-        self._default_persona = personas[default_persona]
+        self._indexes = indexes
         self.cadence = cadence
         self._tasks: set[asyncio.Task[SweepReport | None]] = set()
         self._background_slots = asyncio.Semaphore(BACKGROUND_AT_ONCE)
@@ -203,22 +193,18 @@ class MemoryWorker:
 
     async def merge_now(self, user_id: str) -> SweepReport:
         """Merge every label of the user that has enough descriptions."""
-        await self._enqueue_merges(user_id)
+        await self._summaries.enqueue_merges(user_id)
         return await self._run_due(user_id)
 
     async def undo_merge(self, user_id: str, merged_id: str) -> int:
         """Replace a merged topic by the descriptions it was made of (an admin's undo)."""
-        sources = await self._writes.undo_merge(user_id, merged_id)
-        if sources:
-            await self._topics.unindex(user_id, [merged_id])
-            await self._topics.index(sources)
-        return len(sources)
+        return await self._summaries.undo_merge(user_id, merged_id)
 
     async def sweep(self) -> SweepReport:
         """Everything due for every user, and the index repaired where a crash left it behind."""
         for user_id in await self.queue.users_with_pending(self.cadence.summarize_every):
             await self.queue.enqueue_summaries(user_id, self.cadence.summarize_every)
-        await self._enqueue_merges(None)
+        await self._summaries.enqueue_merges(None)
         for user_id in await self._beliefs.rows.users_with_unchecked():
             await self._enqueue_beliefs(user_id)
         if self.pool is not None and (labelled := await self.pool.retrain_due()) is not None:
@@ -245,15 +231,8 @@ class MemoryWorker:
     async def _run(self, job: Job, report: SweepReport) -> None:
         self._busy[job.user_id] = self._busy.get(job.user_id, 0) + 1
         try:
-            if job.kind == SUMMARIZE:
-                await self._summarize(job)
-                report.summarized += 1
-            elif job.kind == MERGE:
-                await self._merge(job)
-                report.merged += 1
-            elif job.kind == FACTS:
-                await self._backfill_facts(job)
-                report.backfilled += 1
+            if job.kind in (SUMMARIZE, MERGE, FACTS):
+                await self._summary(job, report)
             elif job.kind == SCORE and self.pool is not None:
                 note = await self.pool.score_round(job.user_id, job.first_round_id or 0)
                 await self.queue.finish(job, note)
@@ -276,7 +255,7 @@ class MemoryWorker:
             log.warning("Memory job %s: %s", job.key, error)
         except OBSOLETE as error:
             await self.queue.close_obsolete(job, str(error))
-            await self._enqueue_merges(job.user_id)
+            await self._summaries.enqueue_merges(job.user_id)
         except asyncio.CancelledError:  # shutting down: hand the job back at once
             await asyncio.shield(self.queue.release(job))
             raise
@@ -289,60 +268,17 @@ class MemoryWorker:
         finally:
             self._busy[job.user_id] -= 1
 
-    async def _summarize(self, job: Job) -> None:
-        rounds = await self._writes.rounds_of(job)
-        drafts = await self._summarizer.summarize(rounds, self._voices(rounds)) if rounds else []
-        new_facts = await self._find_facts(job, rounds)
-        existing = await self._writes.label_keys(job.user_id)
-        keys = await self._labels.keys_for([d.label for d in drafts], existing)
-        when = rounds[-1].created_at if rounds else datetime.now(UTC)
-        new_topics = [
-            Topic(id=_stable_id(job.key, i), user_id=job.user_id, label=d.label,
-                  description=d.description, created_at=when, updated_at=when)
-            for i, d in enumerate(drafts)
-        ]
-        await self._writes.commit_summary(job, rounds, new_topics, keys, new_facts)
-        await self._after_commit(job, new_topics, [], new_facts)
-
-    async def _backfill_facts(self, job: Job) -> None:
-        """Facts for a window summarized before facts existed; its topics stay as they are."""
-        rounds = await self._writes.rounds_of(job)
-        new_facts = await self._find_facts(job, rounds)
-        await self._writes.commit_facts(job, rounds, new_facts)
-        await self._after_commit(job, [], [], new_facts)
-
-    async def _find_facts(self, job: Job, rounds: Sequence[Round]) -> list[Fact]:
-        drafts = await self._summarizer.facts(rounds, self._voices(rounds)) if rounds else []
-        by_id = {r.id: r for r in rounds}
-        return [_fact(job, i, d, [by_id[n] for n in d.round_ids if n in by_id])
-                for i, d in enumerate(drafts)]
-
-    async def _merge(self, job: Job) -> None:
-        sources = await self._writes.active_topics(job.user_id, job.topic_ids)
-        if len(sources) != len(job.topic_ids):
-            raise StaleMerge(f"some topics of {job.key} were forgotten or merged already")
-        voices = Voices(user=self._user_name, companion=self._default_companion())
-        description = await self._summarizer.merge(
-            sources[-1].label, [t.description for t in sources], voices)
-        merged = Topic(
-            id=_stable_id(job.key, 0), user_id=job.user_id, label=sources[-1].label,
-            description=description, created_at=sources[0].created_at,
-            updated_at=max(t.updated_at for t in sources),
-        )
-        await self._writes.commit_merge(job, merged, job.label_key or "", sources)
-        await self._after_commit(job, [merged], [t.id for t in sources], [])
-
-    async def _after_commit(self, job: Job, added: list[Topic], retired: list[str],
-                            new_facts: list[Fact]) -> None:
-        """Index what a committed job wrote. The job is done whatever happens here: rows that
-        could not be indexed stay marked, and the next sweep repairs them."""
-        try:
-            await self._topics.index(added)
-            await self._topics.unindex(job.user_id, retired)
-            await self._facts.index(new_facts)
-        except (EmbeddingUnavailable, VectorStoreUnavailable) as error:
-            log.warning("Memory job %s: indexing left to the next sweep: %s", job.key, error)
-        await self._enqueue_merges(job.user_id)
+    async def _summary(self, job: Job, report: SweepReport) -> None:
+        """A summary job: new facts it wrote are beliefs to check."""
+        if job.kind == SUMMARIZE:
+            new_facts = await self._summaries.summarize(job)
+            report.summarized += 1
+        elif job.kind == MERGE:
+            new_facts = await self._summaries.merge(job)
+            report.merged += 1
+        else:
+            new_facts = await self._summaries.backfill_facts(job)
+            report.backfilled += 1
         if new_facts:
             await self._enqueue_beliefs(job.user_id)
 
@@ -351,30 +287,10 @@ class MemoryWorker:
         if through is not None:
             await self.queue.enqueue_beliefs(user_id, through)
 
-    async def _enqueue_merges(self, user_id: str | None) -> None:
-        for user, key, ids in await self._writes.ready_to_merge(self.cadence.merge_at, user_id):
-            await self.queue.enqueue_merge(user, key, ids)
-
     async def reindex(self) -> int:
-        """Bring the vector indexes in line with SQL where an interrupted job left them behind."""
-        repaired = await self._facts.reindex()
-        if self.pool is not None:
-            repaired += await self.pool.pool.reindex()
-        while stale := await self._writes.unindexed():
-            for user_id in {t.user_id for t, _ in stale}:
-                mine = [(t, s) for t, s in stale if t.user_id == user_id]
-                await self._topics.index([t for t, s in mine if s == "active"])
-                await self._topics.unindex(user_id, [t.id for t, s in mine if s != "active"])
-            repaired += len(stale)
-        return repaired
-
-    def _voices(self, rounds: Sequence[Round]) -> Voices:
-        persona = self._personas.get(rounds[-1].persona) if rounds else None
-        name = persona.display_name if persona else self._default_companion()
-        return Voices(user=self._user_name, companion=name)
-
-    def _default_companion(self) -> str:
-        return self._default_persona.display_name
+        """Bring the vector indexes in line with SQL where a crash, an outage or a failed write
+        left them behind; returns how many rows were repaired."""
+        return sum([await index.reindex() for index in self._indexes])
 
     async def wait_idle(self) -> None:
         """Wait for the upkeep started in the background by stored rounds."""
@@ -389,23 +305,6 @@ class MemoryWorker:
         for task in list(self._tasks):
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
-
-
-def _fact(job: Job, index: int, draft: FactDraft, sources: Sequence[Round]) -> Fact:
-    """Like topic ids, fact ids come from the job: a rerun can never duplicate a fact. A fact
-    is `inferred` when its words are not the speaker's own (a model wrote it)."""
-    said = " ".join((r.user_text if draft.speaker is Speaker.USER else r.reply_text or "")
-                    for r in sources).casefold()
-    return Fact(id=_stable_id(f"{job.key}/fact", index), user_id=job.user_id, text=draft.text,
-                speaker=draft.speaker, said_at=draft.said_at, round_ids=draft.round_ids,
-                persona=sources[0].persona if sources else "",
-                inferred=draft.text.casefold().rstrip(".!") not in said)
-
-
-def _stable_id(job_key: str, index: int) -> str:
-    """The same job always writes the same topic ids: a rerun can never duplicate a topic."""
-    digest = hashlib.sha256(f"{job_key}#{index}".encode()).digest()
-    return uuid.UUID(bytes=digest[:16]).hex
 
 
 async def _logging_failure(work: Coroutine[Any, Any, T]) -> T | None:

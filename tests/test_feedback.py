@@ -9,10 +9,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from sqlalchemy import update
 
 from bot.app import Companion, open_companion
 from bot.core.dialogue import Delta, Failed, Finished, Recalled, Refused
 from bot.core.inbound import Incoming
+from memory.sql.tables import feedback
 from memory.types import Recall
 from tests.conftest import make_settings
 from tests.fakes.openai_server import Error, ScriptedLLM
@@ -310,3 +312,24 @@ async def test_a_capable_model_says_what_the_corrected_message_was_about_when_it
         assert said.startswith("Understanding: you want a synonym.")
         recall, _ = await _say(tutor, "What sounds like calm?")
         assert recall is not None and recall.clarifications == ()
+
+
+async def test_a_correction_the_index_missed_is_found_by_meaning_after_the_sweep(
+    tutor: Companion, llm: ScriptedLLM
+) -> None:
+    """A lookup only reads: a correction whose vector was lost (the store was away when it was
+    written) stays out of the index until the sweep puts it back, and is then found again by a
+    message alike only in meaning."""
+    await _say(tutor, ASKED)
+    await _say(tutor, CORRECTION)
+    [item] = await tutor.feedback.list_mine("ana")
+    rows = tutor.feedback._rows  # the record, as a failed index write leaves it
+    await tutor.feedback._index.delete("ana", [item.id])
+    async with rows._engine.begin() as conn:
+        await conn.execute(update(feedback).values(indexed=False))
+    await _say(tutor, ASKED)
+    assert [c.id for c in await rows.unindexed()] == [item.id]  # the read repaired nothing
+    report = await tutor.worker.sweep()
+    assert report.reindexed >= 1 and await rows.unindexed() == []
+    hits = await tutor.feedback._index.query("ana", (await tutor.embedder.embed([ASKED]))[0], 1)
+    assert [hit.id for hit in hits] == [item.id]

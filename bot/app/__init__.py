@@ -154,7 +154,7 @@ async def open_companion(
             stack.callback(scheduler.stop)
         await pool.add_examples()
         if stores.switched:
-            await _index_again(worker, stores.feedback, stores.embedder.name)
+            await _index_again(worker, stores.embedder.name)
         examples = pool_examples(settings, stores, [p.domain for p in personas.values()])
         recall = build_recaller(settings, stores, examples, short_prompt=demo)
         yield _wired(settings, stores, model, worker, pool, examples, recall, personas,
@@ -205,12 +205,12 @@ def _wired(settings: Settings, stores: Stores, model: ChatModel, worker: MemoryW
     )
 
 
-async def _index_again(worker: MemoryWorker, feedback: FeedbackMemory, embedder: str) -> None:
+async def _index_again(worker: MemoryWorker, embedder: str) -> None:
     """After a change of embedding model: index every memory with the new model now, so the
     first replies find them; what fails here (the embedder or vector store down) stays marked
     and the sweep retries it."""
     try:
-        count = await worker.reindex() + await feedback.reindex()
+        count = await worker.reindex()
     except (EmbeddingUnavailable, VectorStoreUnavailable) as error:
         log.warning("Indexing with %s is left to the sweep: %s", embedder, error)
     else:

@@ -23,6 +23,7 @@ from jobs.summarize.extractive import ExtractiveSummarizer
 from jobs.summarize.fallback import FallbackSummarizer
 from jobs.summarize.labels import LabelResolver
 from jobs.summarize.llm import LLMSummarizer
+from jobs.summarize.work import SummaryWork
 from jobs.summarize.writes import TopicWrites
 from jobs.worker import Cadence, MemoryWorker
 from memory.beliefs.belief import BeliefSettings
@@ -75,17 +76,23 @@ def build_worker(settings: Settings, stores: Stores, model: ChatModel,
     beliefs = BeliefChecker(stores.beliefs, stores.facts, embedder, build_judge(settings, model),
                             BeliefSettings(margin=settings.beliefs.margin,
                                            flipped_confidence=settings.beliefs.flipped_confidence))
-    return MemoryWorker(
+    summaries = SummaryWork(
         queue=queue,
         writes=TopicWrites(stores.engine, queue),
         topics=stores.topics,
         facts=stores.facts,
-        beliefs=beliefs,
         summarizer=build_summarizer(settings, model, embedder),
         labels=LabelResolver(embedder, memory.label_similarity),
         personas=personas,
         default_persona=settings.chat.persona,
         user_name=settings.chat.user_name,
+        merge_at=memory.merge_at,
+    )
+    return MemoryWorker(
+        queue=queue,
+        summaries=summaries,
+        beliefs=beliefs,
+        indexes=[stores.facts, stores.pool, stores.topics, stores.feedback],
         cadence=Cadence(memory.summarize_every, memory.merge_at),
         pool=pool,
         rounds=stores.rounds,

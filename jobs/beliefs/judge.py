@@ -17,6 +17,7 @@ from typing import Protocol
 
 from memory.beliefs.belief import Belief
 from memory.beliefs.claims import agree, claim_of
+from memory.errors import UnusableAnswer
 
 
 class Verdict(StrEnum):
@@ -34,7 +35,7 @@ class Judgement:
 NEUTRAL = Judgement(Verdict.NEUTRAL, 1.0)
 
 
-class JudgeUnusable(RuntimeError):
+class JudgeUnusable(UnusableAnswer):
     """The judge's answer could not be read; nothing is decided, the check is retried."""
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from memory.errors import UnusableAnswer
 from memory.model_calls import complete
 from memory.protocols import ChatModel
 from personas.loader import Rubric
@@ -34,7 +35,7 @@ _SCORE = re.compile(r"^\s*score\s*:\s*(\d{1,3})\s*$", re.IGNORECASE)
 _KIND = re.compile(r"^\s*kind\s*:\s*(.+?)\s*$", re.IGNORECASE)
 
 
-class ScoreUnusable(RuntimeError):
+class ScoreUnusable(UnusableAnswer):
     """The scorer's answer was not a score and a kind; a later attempt may do better."""
 
 

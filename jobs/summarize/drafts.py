@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
 
+from memory.errors import UnusableAnswer
 from memory.types import Round, Speaker
 
 
@@ -36,7 +37,7 @@ class Voices:
     companion: str = "Mia"
 
 
-class NothingUsable(RuntimeError):
+class NothingUsable(UnusableAnswer):
     """The summarizer's output held nothing that could be stored; store nothing, retry later."""
 
 

@@ -9,6 +9,7 @@ from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from jobs.queue import Job, JobQueue
+from memory.errors import JobConflict
 from memory.facts.rows import fact_row
 from memory.sql.rounds import to_round
 from memory.sql.tables import facts, rounds, topics
@@ -16,11 +17,11 @@ from memory.topics.rows import ACTIVE, MERGED, to_topic, topic_row
 from memory.types import Fact, Round, Topic
 
 
-class StaleMerge(RuntimeError):
+class StaleMerge(JobConflict):
     """The topics of a merge changed (forgotten or merged) before it could commit."""
 
 
-class StaleWindow(RuntimeError):
+class StaleWindow(JobConflict):
     """The rounds of a summary were forgotten (or summarized) before it could commit."""
 
 
@@ -148,13 +149,6 @@ class TopicWrites:
                 )).scalars()
                 ready.append((user, key, list(ids)))
         return ready
-
-    async def unindexed(self, limit: int = 500) -> list[tuple[Topic, str]]:
-        """Topics whose vectors may not match their row yet, with their status."""
-        query = select(topics).where(topics.c.indexed.is_(False)).limit(limit)
-        async with self._engine.connect() as conn:
-            rows = (await conn.execute(query)).mappings().all()
-        return [(to_topic(row), row["status"]) for row in rows]
 
     async def _topics(self, query: Any) -> list[Topic]:
         async with self._engine.connect() as conn:

@@ -90,6 +90,14 @@ class SQLTopicRows:
         row = await restore_retracted(self._engine, topics, user_id, id_prefix)
         return None if row is None else to_topic(row)
 
+    async def unindexed(self, limit: int = 500) -> list[tuple[Topic, str]]:
+        """Topics (every user's) whose vectors may not match their row yet, with their
+        status."""
+        query = select(topics).where(topics.c.indexed.is_(False)).limit(limit)
+        async with self._engine.connect() as conn:
+            rows = (await conn.execute(query)).mappings().all()
+        return [(to_topic(row), row["status"]) for row in rows]
+
     async def _fetch(self, query: Any) -> list[Topic]:
         async with self._engine.connect() as conn:
             rows = (await conn.execute(query)).mappings().all()

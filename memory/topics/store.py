@@ -109,6 +109,18 @@ class IndexedTopicStore:
             await self.index([topic])
         return topic
 
+    async def reindex(self) -> int:
+        """Bring the index in line with the rows an interrupted job or a failed write left
+        behind: active topics in, merged and retracted ones out. Returns how many."""
+        repaired = 0
+        while stale := await self._rows.unindexed():
+            for user_id in {t.user_id for t, _ in stale}:
+                mine = [(t, s) for t, s in stale if t.user_id == user_id]
+                await self.index([t for t, s in mine if s == "active"])
+                await self.unindex(user_id, [t.id for t, s in mine if s != "active"])
+            repaired += len(stale)
+        return repaired
+
     async def forget(self, user_id: str, topic_id: str | None = None) -> int:
         deleted = await self._rows.delete(user_id, topic_id)
         # "All" drops the user's whole collection, even vectors left by an interrupted write.
