@@ -1,0 +1,48 @@
+"""Extractive merging: the newest view kept, the history summarized, nothing made up."""
+
+from __future__ import annotations
+
+import pytest
+
+from jobs.summarize.drafts import Voices
+from jobs.summarize.extractive import ExtractiveSummarizer
+from memory.embeddings.onnx_minilm import OnnxMiniLM
+from memory.embeddings.packaged import minilm_model_file, minilm_tokenizer_file
+
+PAPER_DESCRIPTIONS = [  # the five hobby descriptions of the paper, as a model writes them
+    "The host and I talked about hobbies, and he said he developed an interest in table tennis "
+    "because he admires the athlete Zhendong Fan.",
+    "The host and I talked about hobbies, and he mentioned that he recently started trying to "
+    "learn table tennis.",
+    "The host and I talked about hobbies, and he expressed that due to his busy work schedule, "
+    "he no longer enjoys sports and even dislikes table tennis as a sport.",
+    "The host and I talked about hobbies, and he shared that he has taken up swimming as a new "
+    "sport recently.",
+    "The host and I talked about hobbies, and he mentioned that he has already learned how to "
+    "swim.",
+]
+
+
+@pytest.fixture(scope="module")
+def minilm_embedder() -> OnnxMiniLM:
+    return OnnxMiniLM(minilm_model_file(), minilm_tokenizer_file())
+
+
+@pytest.fixture(scope="module")
+def summarizer(minilm_embedder: OnnxMiniLM) -> ExtractiveSummarizer:
+    return ExtractiveSummarizer(minilm_embedder)
+
+
+async def test_merge_keeps_the_latest_view_in_time_order(
+    summarizer: ExtractiveSummarizer,
+) -> None:
+    merged = await summarizer.merge("hobbies", PAPER_DESCRIPTIONS, Voices())
+    assert merged.startswith("The host and I talked about hobbies, and the host said: ")
+    assert merged.count("talked about") == 1  # the template is not nested
+    said = merged.split("said: ", 1)[1]
+    assert "learned how to swim" in said  # the newest attitude always survives
+    assert len(merged) <= 280
+    parts = [p for p in ("table tennis", "swimming", "learned how to swim") if p in said]
+    assert parts == sorted(parts, key=said.index)  # told in the order it happened
+    sources = " ".join(PAPER_DESCRIPTIONS).lower()
+    assert all(sentence.lower() in sources for sentence in said.split(". ") if sentence)

@@ -1,0 +1,33 @@
+"""Topic labels: the everyday label a statement is closest to in meaning."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from jobs.summarize.labels import EverydayLabels
+from memory.embeddings.onnx_minilm import OnnxMiniLM
+from memory.embeddings.packaged import minilm_model_file, minilm_tokenizer_file
+
+
+@pytest.fixture(scope="module")
+def minilm_embedder() -> OnnxMiniLM:
+    return OnnxMiniLM(minilm_model_file(), minilm_tokenizer_file())
+
+
+@pytest.fixture(scope="module")
+def minilm_labels(minilm_embedder: OnnxMiniLM) -> EverydayLabels:
+    return EverydayLabels(minilm_embedder)
+
+
+@pytest.mark.parametrize(("said", "accepted"), [
+    ("My uncle is visiting from Canada", {"family", "travel"}),
+    ("I'm reading a thriller by Tana French", {"books"}),
+    ("My laptop battery died during the call", {"technology", "work"}),
+    ("We got a kitten last week", {"pets"}),
+])
+async def test_everyday_labels_name_a_statement_as_a_person_would(
+    minilm_labels: EverydayLabels, minilm_embedder: OnnxMiniLM, said: str, accepted: set[str]
+) -> None:
+    [vector] = await minilm_embedder.embed([said])
+    assert await minilm_labels.best(np.array(vector)) in accepted
