@@ -99,7 +99,7 @@ async def serve(settings: Settings, tokens: Tokens) -> None:
 
 
 async def _until_stopped(stop: asyncio.Event, frontends: list[Frontend]) -> None:
-    waits = {asyncio.create_task(stop.wait())}
+    waits: set[asyncio.Task[object]] = {asyncio.create_task(stop.wait())}
     waits |= {asyncio.create_task(frontend.wait_failed()) for frontend in frontends}
     _, pending = await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
     for task in pending:

@@ -187,7 +187,8 @@ class JobQueue:
         row = {"job_key": key, "kind": kind, "user_id": user_id, "status": PENDING,
                "attempts": 0, "next_attempt_at": now, "created_at": now, **values}
         result = await conn.execute(insert(memory_jobs).values(**row))
-        return _to_job({"id": result.inserted_primary_key[0], "topic_ids": None,
+        [job_id] = result.inserted_primary_key or (None,)
+        return _to_job({"id": job_id, "topic_ids": None,
                         "first_round_id": None, "last_round_id": None, "label_key": None,
                         "last_error": None, **row})
 

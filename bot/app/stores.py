@@ -10,7 +10,7 @@ from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
-from chromadb.api import ClientAPI
+from chromadb.api.client import Client
 from sqlalchemy.exc import ArgumentError, DBAPIError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
@@ -174,7 +174,7 @@ async def _open_embedder(settings: Settings, stack: AsyncExitStack) -> Embedder:
     return embedder
 
 
-async def _open_vector_client(settings: Settings, data_dir: Path) -> ClientAPI:
+async def _open_vector_client(settings: Settings, data_dir: Path) -> Client:
     try:
         return await asyncio.to_thread(open_client, settings.vector.url, data_dir)
     except (ValueError, ConnectionError) as error:  # chromadb's "could not connect"

@@ -100,12 +100,12 @@ class ConfirmButtons(discord.ui.View):
         if not isinstance(channel, discord.abc.Messageable):
             return
         surface = DiscordChannel(channel, self._edit_interval)
-        if (interaction.data or {}).get("custom_id") == CANCEL_ID:
+        if interaction.data is not None and interaction.data.get("custom_id") == CANCEL_ID:
             await surface.send(CANCELLED)
             return
         await self._desk.handle(Incoming(
             user_id=f"discord:{interaction.user.id}",
-            conversation_id=f"discord:{channel.id}",  # type: ignore[union-attr]
+            conversation_id=f"discord:{channel.id}",
             text=self._command,
             private=isinstance(channel, discord.DMChannel),
         ), surface)
@@ -118,8 +118,6 @@ class _Answering:
 
     if TYPE_CHECKING:  # discord.Client's, which this is mixed into
         user: discord.ClientUser | None
-        get_channel = discord.Client.get_channel
-        fetch_channel = discord.Client.fetch_channel
 
     def __init__(
         self,
@@ -169,6 +167,7 @@ class _Answering:
             return
         if payload.guild_id is not None:  # only private replies are rated
             return
+        assert isinstance(self, discord.Client)  # what this is mixed into
         channel = self.get_channel(payload.channel_id) or await self.fetch_channel(
             payload.channel_id)
         if not isinstance(channel, discord.DMChannel):

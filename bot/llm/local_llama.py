@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import re
 import threading
-from collections.abc import AsyncGenerator, Iterable, Iterator, Sequence
+from collections.abc import AsyncGenerator, Generator, Iterable, Iterator, Sequence
 from contextlib import aclosing, closing
 from pathlib import Path
 from typing import Any
@@ -119,7 +119,7 @@ class LocalLlama:
             stop.set()  # the consumer left early: let the thread finish its current token
             await worker
 
-    def _pieces(self, messages: list[ChatMessage]) -> Iterator[str]:
+    def _pieces(self, messages: list[ChatMessage]) -> Generator[str, None, None]:
         chunks = self._llama.create_chat_completion(
             messages=messages,
             stream=True,

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Sequence
+from typing import cast
 
 import openai
 from openai import AsyncOpenAI
+from openai.types.chat import ChatCompletionMessageParam
 
 from bot.errors import ModelUnavailable
 from memory.protocols import CUT_SHORT, ChatMessage
@@ -31,7 +33,7 @@ class OpenAIChat:
         try:
             response = await self._client.chat.completions.create(
                 model=self._model,
-                messages=list(messages),  # type: ignore[arg-type]
+                messages=cast("list[ChatCompletionMessageParam]", list(messages)),
                 temperature=self._temperature,
                 max_tokens=self._max_tokens,
                 stream=True,

@@ -131,7 +131,7 @@ def keyword_label(text: str) -> str:
     label."""
     for keyword, _score in _keywords().extract_keywords(text):
         if _can_label(keyword.lower()):
-            return keyword.lower()
+            return str(keyword).lower()
     words = sorted(w for w in {m.lower() for m in _WORD.findall(text)} if _can_label(w))
     return words[0] if words else ""
 

@@ -46,7 +46,8 @@ class SQLBeliefRows:
         """The row number of the user's newest unchecked belief: names a check's work."""
         query = select(func.max(facts.c.seq)).where((facts.c.user_id == user_id) & _UNCHECKED)
         async with self._engine.connect() as conn:
-            return (await conn.execute(query)).scalar_one_or_none()
+            newest = (await conn.execute(query)).scalar_one_or_none()
+        return None if newest is None else int(newest)
 
     async def fill_belief_columns(self, user_id: str) -> int:
         """Give the user's facts stored before beliefs existed who they are about, their subject

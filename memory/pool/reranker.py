@@ -40,7 +40,9 @@ def _hasher() -> HashingVectorizer:
 def features(vectors: np.ndarray, texts: Sequence[str]) -> sparse.csr_matrix:
     """An entry's embedding beside its hashed words and word pairs."""
     words = _hasher().transform(list(texts))
-    return sparse.hstack([sparse.csr_matrix(vectors), words], format="csr")
+    stacked: sparse.csr_matrix = sparse.hstack([sparse.csr_matrix(vectors), words],
+                                                format="csr")
+    return stacked
 
 
 @dataclass(frozen=True)

@@ -36,7 +36,8 @@ class SQLRetrieverRows:
             result = await conn.execute(insert(pool_retrievers).values(
                 trained_at=now, entries=entries, held_back=held_back, score=score,
                 previous_score=previous_score, accepted=accepted, model=model))
-        return Trained(int(result.inserted_primary_key[0]), as_utc(now), entries, held_back,
+        [version] = result.inserted_primary_key or (0,)
+        return Trained(int(version), as_utc(now), entries, held_back,
                        score, previous_score, accepted)
 
     async def in_use(self) -> tuple[int, bytes] | None:

@@ -138,5 +138,5 @@ class PresidioScrubber:
             patterns=[Pattern("handle", r"(?<![\w.])@[A-Za-z0-9_.]{2,}", 0.9)]))
         analyzer.registry.add_recognizer(PatternRecognizer(
             supported_entity="NUMBER", patterns=[Pattern("number", r"\d+(?:[.,:/-]\d+)*", 0.6)]))
-        self._engines = analyzer, AnonymizerEngine()
+        self._engines = analyzer, AnonymizerEngine()  # type: ignore[no-untyped-call]
         return self._engines

@@ -20,7 +20,7 @@ from memory.index.chroma import ChromaIndex, VectorHit
 from memory.pool.reranker import Entries
 from memory.pool.rows import SQLPoolRows
 from memory.pool.scrub import Scrubber
-from memory.protocols import Embedder
+from memory.protocols import Embedder, Vector
 from memory.types import PoolEntry, PoolStatus, Round
 
 log = logging.getLogger(__name__)
@@ -113,7 +113,7 @@ class SharedPool:
             repaired += len(stale)
         return repaired
 
-    async def nearest(self, domains: Sequence[str], vector: Sequence[float],
+    async def nearest(self, domains: Sequence[str], vector: Vector,
                       limit: int) -> list[VectorHit]:
         """The shared entries of these domains nearest to `vector`, nearest first."""
         hits: list[VectorHit] = []

@@ -36,7 +36,7 @@ class SQLRoundStore:
         }
         async with self._engine.begin() as conn:
             result = await conn.execute(insert(rounds).values(**values))
-        round_id = result.inserted_primary_key[0]
+        [round_id] = result.inserted_primary_key or (None,)
         return to_round({"id": round_id, **values})
 
     async def finish_round(self, round_: Round, reply: str, cited: Sequence[str] = (),

@@ -24,23 +24,23 @@ class MemoryStats:
 async def memory_stats(engine: AsyncEngine) -> MemoryStats:
     async with engine.connect() as conn:
         users = (await conn.execute(select(func.count(distinct(rounds.c.user_id))))).scalar_one()
-        by_status = dict((await conn.execute(
+        by_status: dict[str, int] = {status: int(n) for status, n in (await conn.execute(
             select(rounds.c.status, func.count()).group_by(rounds.c.status)
-        )).all())
+        )).all()}
         active = (await conn.execute(
             select(func.count()).select_from(topics).where(topics.c.status == ACTIVE)
         )).scalar_one()
         fact_count = (await conn.execute(
             select(func.count()).select_from(facts).where(facts.c.status == ACTIVE)
         )).scalar_one()
-        jobs = dict((await conn.execute(
+        jobs: dict[str, int] = {status: int(n) for status, n in (await conn.execute(
             select(memory_jobs.c.status, func.count()).group_by(memory_jobs.c.status)
-        )).all())
+        )).all()}
     return MemoryStats(
         users=int(users),
-        rounds=sum(int(n) for n in by_status.values()),
-        failed_rounds=int(by_status.get("failed", 0)),
+        rounds=sum(by_status.values()),
+        failed_rounds=by_status.get("failed", 0),
         active_topics=int(active),
         active_facts=int(fact_count),
-        jobs_by_status={str(status): int(n) for status, n in jobs.items()},
+        jobs_by_status=jobs,
     )

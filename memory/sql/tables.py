@@ -9,6 +9,8 @@ as a migration adds a column last.
 
 from __future__ import annotations
 
+from typing import Any
+
 from sqlalchemy import (
     BigInteger,
     Boolean,
@@ -28,7 +30,7 @@ from sqlalchemy.dialects import mysql
 metadata = MetaData()
 
 # Exact round-trip of any Unicode on MySQL: 4-byte UTF-8 and a binary collation.
-_MYSQL = {"mysql_charset": "utf8mb4", "mysql_collate": "utf8mb4_bin"}
+_MYSQL: dict[str, Any] = {"mysql_charset": "utf8mb4", "mysql_collate": "utf8mb4_bin"}
 # SQLite autoincrements only an INTEGER PRIMARY KEY; MySQL gets a BIGINT.
 RowId = BigInteger().with_variant(Integer(), "sqlite")
 # Microsecond timestamps, so ordering by time is stable on MySQL too.
@@ -180,7 +182,9 @@ facts = Table(
 )
 # MySQL's FULLTEXT matching follows the column's collation: a binary one would make it
 # case-sensitive. SQLite's FTS5 table is created by the migration itself.
-Index("ft_facts_text", facts.c.text, mysql_prefix="FULLTEXT").ddl_if(dialect=("mysql", "mariadb"))
+# SQLAlchemy takes a tuple of dialect names here, though its annotation names one.
+Index("ft_facts_text", facts.c.text, mysql_prefix="FULLTEXT").ddl_if(
+    dialect=("mysql", "mariadb"))  # type: ignore[arg-type]
 
 # Corrections (MemPrompt's memory M), added by migration 2. A newer correction of the same
 # message (`key_hash`) supersedes the older one, which is kept as history.

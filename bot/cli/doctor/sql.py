@@ -68,7 +68,7 @@ async def _check_sql_server(url_text: str, url: URL, where: Where) -> Check:
         return Check("sql", False, f"the driver of {url.drivername} is not installed ({error})",
                      f"use mysql+aiomysql:// (installed with Companion) in {where('sql.url')}")
     except DBAPIError as error:
-        return _sql_server_failure(server, url, error.orig, where)
+        return _sql_server_failure(server, url, error.orig or error, where)
     return _schema(f"{server}/{url.database}", versions)
 
 

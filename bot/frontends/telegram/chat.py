@@ -24,7 +24,7 @@ class TelegramChat(MessagesOnly):
     """A `Surface` for one Telegram chat. Markdown goes out as Telegram HTML; should Telegram
     refuse to parse it, the same text goes out plain, so formatting never loses a message."""
 
-    limit = MessageLimit.MAX_TEXT_LENGTH
+    limit: int = MessageLimit.MAX_TEXT_LENGTH
 
     def __init__(
         self, bot: Bot, chat_id: int, *, thread_id: int | None = None, edit_interval: float = 1.0
