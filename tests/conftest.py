@@ -1,5 +1,6 @@
 """Shared fixtures: the scripted OpenAI server, SQL backends (SQLite and the real MariaDB),
-settings pointing at temporary folders, and an opened Companion."""
+settings pointing at temporary folders, the memory stores alone (no chat model, no memory worker)
+with the recall step over them, and an opened Companion."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import time
 import urllib.request
 import uuid
 from collections.abc import AsyncIterator, Iterator
+from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +20,11 @@ import pymysql
 import pytest
 
 from bot.app import Companion, open_companion
+from bot.app.stores import Stores, build_recaller, open_stores, pool_examples
 from bot.settings import Settings, load_settings
+from memory.recall import Recaller
+from memory.types import ScoredTopic
+from personas.loader import load_personas
 from tests.fakes.openai_server import ScriptedLLM, ServerThread
 
 MYSQL = {"host": "127.0.0.1", "port": 3306, "user": "root", "password": ""}
@@ -74,11 +80,13 @@ def sql_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
 
 
 def make_settings(
-    tmp_path: Path, server: ScriptedLLM, sql_url: str = "", **sections: dict[str, Any]
+    tmp_path: Path, server: ScriptedLLM | None, sql_url: str = "", **sections: dict[str, Any]
 ) -> Settings:
-    """Settings on temporary folders with the scripted server as the LLM."""
-    llm_section = {"provider": "openai", "base_url": server.base_url, "model": "fake",
-                   "max_retries": 2, "timeout_seconds": 10}
+    """Settings on temporary folders with the scripted server as the LLM (`None`: the default
+    model, for what opens no chat model, such as the stores alone)."""
+    llm_section: dict[str, Any] = {} if server is None else {
+        "provider": "openai", "base_url": server.base_url, "model": "fake", "max_retries": 2,
+        "timeout_seconds": 10}
     llm_section.update(sections.pop("llm", {}))
     # Tests share one chroma server: a collection prefix of its own keeps each test apart.
     vector = {"collection": f"t{uuid.uuid4().hex[:12]}", **sections.pop("vector", {})}
@@ -98,6 +106,44 @@ def make_settings(
 async def companion(tmp_path: Path, llm: ScriptedLLM) -> AsyncIterator[Companion]:
     async with open_companion(make_settings(tmp_path, llm)) as opened:
         yield opened
+
+
+@asynccontextmanager
+async def opened_stores(settings: Settings) -> AsyncIterator[Stores]:
+    """The memory stores of `settings` (SQL, the vector index, the embedder), closed when the
+    block ends; no chat model, no memory worker, and the pool's scrubber loads only if a test
+    shares a text."""
+    async with AsyncExitStack() as stack:
+        yield await open_stores(settings, stack)
+
+
+@pytest.fixture
+def store_settings(tmp_path: Path, sql_url: str) -> Settings:
+    """Settings of the `stores`: SQLite and the real MariaDB, embedded chromadb in tmp_path, the
+    packaged embedder. A module overrides this fixture for other settings."""
+    return make_settings(tmp_path, None, sql_url)
+
+
+@pytest.fixture
+async def stores(store_settings: Settings) -> AsyncIterator[Stores]:
+    """The memory stores alone, for tests that need no model, dialogue, commands or worker."""
+    async with opened_stores(store_settings) as opened:
+        yield opened
+
+
+@pytest.fixture
+def recaller(store_settings: Settings, stores: Stores) -> Recaller:
+    """The recall step over `stores`, with the shared pool's examples of the packaged personas'
+    domains, as a companion recalls for a model other than the demo one."""
+    domains = [persona.domain for persona in load_personas().values()]
+    return build_recaller(store_settings, stores, pool_examples(store_settings, stores, domains))
+
+
+async def search_topics(stores: Stores, user_id: str, text: str, limit: int = 3,
+                        floor: float = -1.0) -> list[ScoredTopic]:
+    """The user's topics most similar to `text`, best first, as `Companion.search_topics`."""
+    [vector] = await stores.embedder.embed([text])
+    return await stores.topics.search(user_id, vector, limit=limit, floor=floor)
 
 
 CHROMA = str(Path(sys.executable).parent / "chroma")

@@ -15,7 +15,6 @@ from sqlalchemy import select
 from bot.app import Companion, open_companion
 from bot.core.inbound import Incoming
 from jobs.queue import FAILED, PENDING, JobQueue, LostClaim
-from jobs.summarize.labels import LabelResolver
 from jobs.summarize.statements import self_statements, split_sentences
 from jobs.summarize.writes import TopicWrites
 from jobs.worker import BACKGROUND_AT_ONCE
@@ -259,14 +258,6 @@ async def test_topics_committed_but_not_indexed_are_repaired_by_the_sweep(
         assert report.reindexed == 1
         [found] = await companion.search_topics("ana", "swimming")
         assert found.topic.id == stranded.id
-
-
-async def test_near_synonym_labels_share_a_key(tmp_path: Path, llm: ScriptedLLM) -> None:
-    async with open_companion(_settings(tmp_path, llm)) as companion:
-        resolver = LabelResolver(companion.embedder, similarity=0.75)
-        keys = await resolver.keys_for(
-            ["Hobbies and sports", "Work", "job", "travel", "trips", "cats"], ["hobby"])
-    assert keys == ["hobby", "work", "work", "travel", "travel", "cat"]
 
 
 async def test_shutting_down_mid_job_hands_the_job_back(

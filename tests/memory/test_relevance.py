@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from bot.app import Companion
+from bot.app.stores import Stores
+from memory.recall import Recaller
 from memory.relevance import fuse
 from memory.types import Fact, Speaker, Topic
 
@@ -23,17 +24,20 @@ def test_a_memory_found_both_ways_ranks_first_and_keeps_both_scores() -> None:
     assert (found[1].how, found[2].how) == ("meaning", "words")
 
 
-async def test_what_repeats_a_memory_already_taken_is_left_out(companion: Companion) -> None:
-    await companion.facts.add_facts([
+async def test_what_repeats_a_memory_already_taken_is_left_out(
+    stores: Stores, recaller: Recaller
+) -> None:
+    await stores.facts.add_facts([
         _fact(1, "I moved to Xiamen in 2019 with my sister."),
         _fact(2, "I moved to Xiamen in 2019 with my sister!"),  # the same words again
         _fact(3, "My sister loves the food in Xiamen."),
         _fact(4, "Xiamen has lovely beaches, my sister says.", user="ben"),
     ])
-    await companion.topics.add_topic(
+    await stores.topics.add_topic(
         "ana", "travel", "The host and I talked about travel, and the host said: I moved to "
         "Xiamen in 2019 with my sister.", at=SAID)
-    recall, _ = await companion.prepare("ana", "When did I move to Xiamen with my sister?")
+    recall = await recaller.recall("ana", "When did I move to Xiamen with my sister?",
+                                  domain="everyday")
     texts = [getattr(f.memory, "text", None) or f.memory.description for f in recall.relevant]
     assert sum("moved to Xiamen in 2019" in t for t in texts) == 1
     assert "My sister loves the food in Xiamen." in texts

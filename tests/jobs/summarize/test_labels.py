@@ -1,11 +1,12 @@
-"""Topic labels: the everyday label a statement is closest to in meaning."""
+"""Topic labels: the everyday label a statement is closest to in meaning, and the key a new label
+joins (its own, or a near-synonym the user already has)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from jobs.summarize.labels import EverydayLabels
+from jobs.summarize.labels import EverydayLabels, LabelResolver
 from memory.embeddings.onnx_minilm import OnnxMiniLM
 from memory.embeddings.packaged import minilm_model_file, minilm_tokenizer_file
 
@@ -31,3 +32,10 @@ async def test_everyday_labels_name_a_statement_as_a_person_would(
 ) -> None:
     [vector] = await minilm_embedder.embed([said])
     assert await minilm_labels.best(np.array(vector)) in accepted
+
+
+async def test_near_synonym_labels_share_a_key(minilm_embedder: OnnxMiniLM) -> None:
+    resolver = LabelResolver(minilm_embedder, similarity=0.75)
+    keys = await resolver.keys_for(
+        ["Hobbies and sports", "Work", "job", "travel", "trips", "cats"], ["hobby"])
+    assert keys == ["hobby", "work", "work", "travel", "travel", "cat"]

@@ -4,13 +4,10 @@ user, and the user filter everywhere."""
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from pathlib import Path
 
-from bot.app import open_companion
+from bot.app.stores import Stores
 from memory.lexical import MAX_MATCHES
 from memory.types import Fact, Speaker
-from tests.conftest import make_settings
-from tests.fakes.openai_server import ScriptedLLM
 
 SAID = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
 
@@ -19,50 +16,41 @@ def _fact(n: int, user: str, text: str) -> Fact:
     return Fact(f"{n:032x}", user, text, Speaker.USER, SAID, (n,))
 
 
-async def test_facts_are_found_by_words_stemmed_and_only_the_users(
-    tmp_path: Path, llm: ScriptedLLM, sql_url: str
-) -> None:
-    async with open_companion(make_settings(tmp_path, llm, sql_url)) as companion:
-        await companion.facts.add_facts([
-            _fact(1, "ana", "I moved to Xiamen in 2019."),
-            _fact(2, "ana", "I love painting sunsets by the lake."),
-            _fact(3, "ana", "My brother plays the drums."),
-        ])
-        await companion.facts.add_facts([_fact(4, "ben", "I grew up in Xiamen.")])
-        found = await companion.facts.by_words("ana", "When did I go to xiamen?", 10)
-        assert [f.text for f, _ in found] == ["I moved to Xiamen in 2019."]
-        assert found[0][1] > 0
-        painted = await companion.facts.by_words("ana", "Which paintings did I make?", 10)
-        assert [f.text for f, _ in painted] == ["I love painting sunsets by the lake."]
-        assert await companion.facts.by_words("ana", "the and of", 10) == []  # no words
-        assert [f.text for f, _ in await companion.facts.by_words("ben", "Xiamen", 10)] == [
-            "I grew up in Xiamen."]
+async def test_facts_are_found_by_words_stemmed_and_only_the_users(stores: Stores) -> None:
+    await stores.facts.add_facts([
+        _fact(1, "ana", "I moved to Xiamen in 2019."),
+        _fact(2, "ana", "I love painting sunsets by the lake."),
+        _fact(3, "ana", "My brother plays the drums."),
+    ])
+    await stores.facts.add_facts([_fact(4, "ben", "I grew up in Xiamen.")])
+    found = await stores.facts.by_words("ana", "When did I go to xiamen?", 10)
+    assert [f.text for f, _ in found] == ["I moved to Xiamen in 2019."]
+    assert found[0][1] > 0
+    painted = await stores.facts.by_words("ana", "Which paintings did I make?", 10)
+    assert [f.text for f, _ in painted] == ["I love painting sunsets by the lake."]
+    assert await stores.facts.by_words("ana", "the and of", 10) == []  # no words
+    assert [f.text for f, _ in await stores.facts.by_words("ben", "Xiamen", 10)] == [
+        "I grew up in Xiamen."]
 
 
-async def test_a_word_too_common_for_the_user_finds_nothing_in_particular(
-    tmp_path: Path, llm: ScriptedLLM, sql_url: str
-) -> None:
-    async with open_companion(make_settings(tmp_path, llm, sql_url)) as companion:
-        common = [_fact(n, "ana", f"Coffee with milk again, cup {n}.")
-                  for n in range(MAX_MATCHES + 1)]
-        await companion.facts.rows.insert(common)  # the words alone are what this is about
-        await companion.facts.rows.insert([_fact(9999, "ana", "Coffee in Xiamen was the best.")])
-        found = await companion.facts.by_words("ana", "coffee in Xiamen", 10)
-        assert [f.text for f, _ in found] == ["Coffee in Xiamen was the best."]
-        assert await companion.facts.by_words("ana", "coffee", 10) == []
+async def test_a_word_too_common_for_the_user_finds_nothing_in_particular(stores: Stores) -> None:
+    common = [_fact(n, "ana", f"Coffee with milk again, cup {n}.")
+              for n in range(MAX_MATCHES + 1)]
+    await stores.facts.rows.insert(common)  # the words alone are what this is about
+    await stores.facts.rows.insert([_fact(9999, "ana", "Coffee in Xiamen was the best.")])
+    found = await stores.facts.by_words("ana", "coffee in Xiamen", 10)
+    assert [f.text for f, _ in found] == ["Coffee in Xiamen was the best."]
+    assert await stores.facts.by_words("ana", "coffee", 10) == []
 
 
-async def test_forgetting_facts_removes_them_from_both_indexes(
-    tmp_path: Path, llm: ScriptedLLM, sql_url: str
-) -> None:
-    async with open_companion(make_settings(tmp_path, llm, sql_url)) as companion:
-        await companion.facts.add_facts([_fact(1, "ana", "I moved to Xiamen in 2019."),
-                                         _fact(2, "ana", "My brother plays the drums.")])
-        assert await companion.facts.forget("ana", f"{1:032x}") == 1
-        assert await companion.facts.by_words("ana", "Xiamen", 10) == []
-        [vector] = await companion.embedder.embed(["I moved to Xiamen"])
-        assert [f.text for f, _ in await companion.facts.by_meaning("ana", vector, 10)] == [
-            "My brother plays the drums."]
-        assert await companion.facts.forget("ana") == 1
-        assert await companion.facts.by_meaning("ana", vector, 10) == []
-        assert await companion.facts.count("ana") == 0
+async def test_forgetting_facts_removes_them_from_both_indexes(stores: Stores) -> None:
+    await stores.facts.add_facts([_fact(1, "ana", "I moved to Xiamen in 2019."),
+                                  _fact(2, "ana", "My brother plays the drums.")])
+    assert await stores.facts.forget("ana", f"{1:032x}") == 1
+    assert await stores.facts.by_words("ana", "Xiamen", 10) == []
+    [vector] = await stores.embedder.embed(["I moved to Xiamen"])
+    assert [f.text for f, _ in await stores.facts.by_meaning("ana", vector, 10)] == [
+        "My brother plays the drums."]
+    assert await stores.facts.forget("ana") == 1
+    assert await stores.facts.by_meaning("ana", vector, 10) == []
+    assert await stores.facts.count("ana") == 0
