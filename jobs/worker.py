@@ -42,7 +42,7 @@ T = TypeVar("T")
 # What a later attempt may well get past: the model or the embedder is down or talks nonsense,
 # a store is away.
 RETRYABLE = (ProviderError, StorageError)
-# Background upkeep tasks running at once in one process (benchmarks/load.py).
+# Background upkeep tasks running at once in one process (benchmarks/load).
 BACKGROUND_AT_ONCE = 4
 # A round still pending after this long lost its reply (replies take a minute at most).
 ABANDONED_AFTER = timedelta(minutes=10)

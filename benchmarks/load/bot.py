@@ -22,7 +22,6 @@ from aiohttp import web
 from bot.app import open_companion
 from bot.commands import Attachment
 from bot.core.inbound import Incoming
-from bot.serve import front_desk
 from bot.settings import load_settings
 
 
@@ -71,7 +70,7 @@ async def serve(port: int) -> None:
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, stop.set)
     async with open_companion(load_settings(), sweep=True) as companion:
-        desk = front_desk(companion)
+        desk = companion.desk
 
         async def message(request: web.Request) -> web.Response:
             body = await request.json()

@@ -3,7 +3,7 @@
 A 135M model reads a long system message with a transcript in it as text to continue: it
 rambles, invents, and writes the host's next line itself. It does use what was just said when
 the recent rounds are real chat turns (user and assistant messages) after a system message of a
-few lines (see benchmarks/demo_probe.py). So this prompt keeps the persona's first sentence, a
+few lines (see benchmarks/demo_probe). So this prompt keeps the persona's first sentence, a
 length rule, the memories found for the message and the corrections that apply as plain lines;
 it leaves out the date, the latest topics, the shared pool's examples and the citation and
 "Understanding:" instructions, which such a model cannot follow. Every other model gets the

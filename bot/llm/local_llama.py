@@ -19,7 +19,7 @@ from memory.protocols import CUT_SHORT, ChatMessage
 
 _DONE = object()
 # The bundled demo model (SmolLM2-135M) replies in at most this many tokens, about three short
-# sentences, cut at a whole sentence (benchmarks/demo_probe.py).
+# sentences, cut at a whole sentence (benchmarks/demo_probe).
 DEMO_MAX_TOKENS = 80
 # The labels a small model writes when it goes on to write the next turn of a chat itself.
 TURN_LABELS = ("User", "Host", "You", "Assistant", "Me")

@@ -12,7 +12,7 @@ from memory.topics.rows import label_key
 
 # (label, what it covers, and a few things people say about it): a topic is named after the
 # label whose texts come closest to it. The sentences were written for this list, not taken
-# from benchmarks/label_data.py.
+# from benchmarks/data/label_statements.jsonl.
 EVERYDAY_TOPICS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("hobbies", ("my hobbies: the sport I play, my club, games and what I do for fun",
                  "I go climbing with my club on weekends", "I knit and do jigsaw puzzles")),

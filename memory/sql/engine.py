@@ -22,7 +22,7 @@ def open_engine(url: str) -> AsyncEngine:
         parsed = parsed.update_query_dict({"charset": "utf8mb4"})
         # Connections idle past MySQL's wait_timeout are dropped by the server: check and recycle.
         # A busy bot process has a hundred turns and jobs at once; 20 connections serve them
-        # (benchmarks/load.py), and 7 processes stay under MariaDB's default 151.
+        # (benchmarks/load), and 7 processes stay under MariaDB's default 151.
         return create_async_engine(parsed, pool_pre_ping=True, pool_recycle=1800,
                                    pool_size=10, max_overflow=10)
     return create_async_engine(url)
