@@ -27,7 +27,7 @@ from bot.core.dialogue import Dialogue
 from bot.core.fixes import Fixes
 from bot.core.ingest import Imported, store_exchanges
 from bot.core.persona_choice import PersonaChoice
-from bot.core.prompt import PAPER_PROMPT
+from bot.core.prompt import PAPER_PROMPT, PromptStyle
 from bot.core.sharing import Sharing
 from bot.core.teaching import Teaching
 from bot.core.turn_lock import TurnLock
@@ -141,7 +141,7 @@ async def open_companion(
         rubrics = _rubrics(settings.personas_dir, personas)
         stores = await open_stores(settings, stack, scrubber)
         # The bundled demo model gets its short prompt; a model handed in gets the paper's.
-        demo = model is None and settings.llm.is_demo
+        prompt = DEMO_PROMPT if model is None and settings.llm.is_demo else PAPER_PROMPT
         speakers = [*(p.display_name for p in personas.values()), settings.chat.user_name]
         model = model or build_chat_model(settings.llm, speakers=speakers)
         stack.push_async_callback(model.aclose)
@@ -156,14 +156,15 @@ async def open_companion(
         if stores.switched:
             await _index_again(worker, stores.embedder.name)
         examples = pool_examples(settings, stores, [p.domain for p in personas.values()])
-        recall = build_recaller(settings, stores, examples, short_prompt=demo)
+        recall = build_recaller(settings, stores, examples, short_prompt=prompt.short)
         yield _wired(settings, stores, model, worker, pool, examples, recall, personas,
-                     rubrics, demo)
+                     rubrics, prompt)
 
 
 def _wired(settings: Settings, stores: Stores, model: ChatModel, worker: MemoryWorker,
            pool: PoolUpkeep, examples: PoolExamples, recall: Recaller,
-           personas: dict[str, Persona], rubrics: dict[str, Rubric], demo: bool) -> Companion:
+           personas: dict[str, Persona], rubrics: dict[str, Rubric], prompt: PromptStyle
+           ) -> Companion:
     """The dialogue core and the commands over opened stores, models and jobs."""
     shared = stores.shared_by_processes
     confirms = _confirms_corrections(settings.feedback.confirm_with_model, settings.llm)
@@ -177,7 +178,7 @@ def _wired(settings: Settings, stores: Stores, model: ChatModel, worker: MemoryW
                   uses=stores.uses, recall=recall)
     dialogue = Dialogue(
         rounds=stores.rounds, recall=recall, personas=choice, model=model,
-        prompt=DEMO_PROMPT if demo else PAPER_PROMPT, fixes=fixes, teaching=teaching,
+        prompt=prompt, fixes=fixes, teaching=teaching,
         chat=settings.chat, turns=turns, upkeep=worker)
     sharing = Sharing(stores.pool, stores.rounds, personas, worker)
     access = AccessPolicy.from_settings(
