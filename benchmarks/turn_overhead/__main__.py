@@ -104,7 +104,7 @@ async def seed_pool(companion: Companion, count: int) -> None:
     """Shared entries of every domain (the development set of benchmarks/sharing_eval,
     numbered), and a trained retriever in use, as a pool that grew in use would have."""
     requests = read_set("sharing_development").records
-    personas = {p.domain: p.name for p in companion.dialogue.personas.values()}
+    personas = {p.domain: p.name for p in companion.personas.all.values()}
     for start in range(0, count, 500):
         await companion.pool.pool.add_written([
             PoolEntry(id=entry_id("overhead", i), prompt=f"{r['prompt']} ({i // len(requests)})",
