@@ -68,6 +68,9 @@ class SweepReport:
     failed: int = 0
     reindexed: int = 0
     abandoned_rounds: int = 0  # messages whose reply never came (a crash, the database away)
+    # One user's upkeep: their rounds no window covers yet, and how many a window takes.
+    waiting_rounds: int = 0
+    window: int = 0
     jobs: list[str] = field(default_factory=list)
 
 
@@ -187,7 +190,11 @@ class MemoryWorker:
         self._busy[user_id] = self._busy.get(user_id, 0) + 1
         try:
             await self.queue.enqueue_summaries(user_id, self.cadence.summarize_every)
-            return await self._run_due(user_id)
+            report = await self._run_due(user_id)
+            if self._rounds is not None:
+                report.waiting_rounds = await self._rounds.count_unsummarized(user_id)
+                report.window = self.cadence.summarize_every
+            return report
         finally:
             self._busy[user_id] -= 1
 

@@ -1,10 +1,11 @@
 """One recall step: everything a reply is given from memory, for one user and one message.
 
 Recency (the user's last rounds, within a character budget), Relevance (topics and facts by
-words and meaning, within a token budget, taught facts first), Latest_topics, the corrections
-that apply (clarifications), the shared pool's examples for the persona's domain, and, for a
-private reply, a question about two beliefs that disagree. The message is embedded once, and
-every read filters on the user (the pool's examples are shared on purpose, scrubbed).
+words and meaning, within a token budget, taught facts first), Latest_topics (those Relevance
+does not already hold), the corrections that apply (clarifications), the shared pool's examples
+for the persona's domain, and, for a private reply, a question about two beliefs that disagree.
+The message is embedded once, and every read filters on the user (the pool's examples are
+shared on purpose, scrubbed).
 
 Recency depends on the round being stored; nothing else does. `looking_up` starts the rest at
 once, so a turn finds its memories while its message is written to SQL.
@@ -23,7 +24,7 @@ from memory.errors import EmbeddingUnavailable
 from memory.feedback.store import FeedbackMemory
 from memory.pool.examples import PoolExamples
 from memory.protocols import Embedder, RoundStore, TopicStore, Vector
-from memory.relevance import Relevance
+from memory.relevance import Relevance, not_repeating
 from memory.types import Fact, Found, PoolEntry, Recall, Round, ScoredFeedback, Topic
 
 log = logging.getLogger(__name__)
@@ -141,7 +142,8 @@ class Recaller:
             )
         finally:  # a failed read must not leave the embedding running unwatched
             vector.cancel()
-        return _Found(relevant, latest, clarifications, examples, unread)
+        return _Found(relevant, not_repeating(latest, relevant), clarifications, examples,
+                      unread)
 
     async def _pool_examples(self, domain: str, text: str,
                              vector: Awaitable[Vector | None]) -> list[PoolEntry]:

@@ -17,6 +17,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
+from memory.days import undated
 from memory.facts.store import FactStore
 from memory.protocols import TopicStore, Vector
 from memory.tokens import TokenCounter
@@ -181,12 +182,21 @@ def fuse(
             for k in order]
 
 
+def not_repeating(latest: Sequence[Topic], relevant: Sequence[Found]) -> list[Topic]:
+    """Those of the latest topics that say something Relevance does not already hold."""
+    held = {memory_key(found.memory) for found in relevant}
+    wordings = [_Wording.of(_said(found.memory)) for found in relevant]
+    return [topic for topic in latest
+            if memory_key(topic) not in held
+            and not any(_Wording.of(_said(topic)).repeats(other) for other in wordings)]
+
+
 def _said(memory: Relevant) -> str:
     """What a memory says: a topic without its "The host and I talked about X, and the host
-    said:" (the label alone repeats nothing)."""
+    said:" (the label alone repeats nothing) and the days of its sentences."""
     if isinstance(memory, Fact):
         return memory.text
-    return _TOPIC_HEAD.sub("", memory.description, count=1)
+    return undated(_TOPIC_HEAD.sub("", memory.description, count=1))
 
 
 @dataclass(frozen=True, slots=True)

@@ -79,6 +79,8 @@ class Fact:
     origin: Origin = Origin.SAID
     persona: str = ""  # the persona of the rounds it came from ("" when not known)
     inferred: bool = False  # a model's wording of what was said, not the speaker's own words
+    # Kept the moment its round was stored, until the summary of the round's window replaces it.
+    provisional: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,6 +13,17 @@ of its evidence turns: a fact whose provenance is that turn, or a memory that qu
 turn's sentences (of 4 words or more) verbatim. Recency (the last 20 rounds) is counted apart.
 Memory tokens are counted with the packaged WordPiece tokenizer over those two slots.
 
+Each question is asked with two prompts over the same memory: the default one (the bundled demo
+model's short prompt: Relevance only) and the paper's (Relevance and Latest_topics: what any
+other model gets). The memory is made with the offline default settings (the extractive
+summarizer; the demo model's own lines are kept as no memory).
+
+Freshness: questions whose evidence lies in rounds no window has summarized yet and that are out
+of Recency (the blind spot of per-window memory). Each speaker's chat is imported again in
+steps, cut 49 rounds into a window (so 29 of its rounds are out of Recency, none summarized),
+and a question is asked at the cut after its evidence when all of it lies in that window and
+some of it outside the last 20 rounds.
+
 It runs twice: with the extractive summarizer (the offline default: no model at all) and with a
 scripted model that answers the summary and facts prompts the way a capable model would (it
 rephrases what the user said about themselves in the third person; see
@@ -20,7 +31,8 @@ rephrases what the user said about themselves in the third person; see
 
     python -m benchmarks.recall_eval [--quick] [--conversations PATH]
 
-The last line is `recall_hit=<x> memory_tokens=<n>` for the offline default settings.
+The last line is `recall_hit=<x> memory_tokens=<n> fresh_hit=<y>`: the paper's prompt and the
+freshness of the default prompt, with the offline default settings.
 """
 
 from __future__ import annotations
@@ -37,6 +49,7 @@ from pathlib import Path
 from benchmarks.recall_eval.conversations import (
     CONVERSATIONS,
     Conversation,
+    Question,
     Side,
     carries_nothing,
     load,
@@ -59,7 +72,9 @@ from memory.tokens import WordPieceCounter
 from memory.types import Fact, Recall, Speaker, Topic
 
 KINDS = ("single-hop", "multi-hop", "temporal", "open-domain")
-DEFAULT = "default settings"
+DEFAULT = "default settings (demo prompt)"
+PAPER = "default settings, the paper's prompt"
+RECENCY = 20  # rounds in Recency (the default `chat.recency_rounds`)
 Junk = tuple[float, int, list[str]]
 
 
@@ -106,18 +121,24 @@ async def ask_all(companion: Companion, imported: Imported, counter: WordPieceCo
         for side in conversation.sides:
             for question in side.questions:
                 recall, _ = await companion.prepare(side.user_id, question.text)
-                held = _held(recall, side, conversation, imported)
-                hit = bool(held & set(question.evidence))
-                score.asked += 1
-                score.hits += hit
-                score.all_evidence += set(question.evidence) <= held
-                score.in_recency += bool(_in_recency(recall, side, imported)
-                                         & set(question.evidence))
-                score.tokens.append(_memory_tokens(recall, counter))
-                score.leaked += sum(m.user_id != side.user_id for m in _memories(recall))
-                score.by_kind[question.kind][0] += 1
-                score.by_kind[question.kind][1] += hit
+                _count(score, question, recall, side, imported, counter)
     return score
+
+
+def _count(score: Score, question: Question, recall: Recall, side: Side, imported: Imported,
+           counter: WordPieceCounter) -> None:
+    """Score one question's recall."""
+    [conversation] = [c for c in imported.conversations if side in c.sides]
+    held = _held(recall, side, conversation, imported)
+    hit = bool(held & set(question.evidence))
+    score.asked += 1
+    score.hits += hit
+    score.all_evidence += set(question.evidence) <= held
+    score.in_recency += bool(_in_recency(recall, side, imported) & set(question.evidence))
+    score.tokens.append(_memory_tokens(recall, counter))
+    score.leaked += sum(m.user_id != side.user_id for m in _memories(recall))
+    score.by_kind[question.kind][0] += 1
+    score.by_kind[question.kind][1] += hit
 
 
 def _held(recall: Recall, side: Side, conversation: Conversation, imported: Imported) -> set[str]:
@@ -166,36 +187,84 @@ async def junk_share(companion: Companion, imported: Imported) -> Junk:
     return len(empty) / max(len(texts), 1), len(texts), empty
 
 
-Variants = Callable[[RelevancePlan], dict[str, RelevancePlan]]
+# A variant: the plan of Relevance, and whether the prompt is the demo model's short one.
+Variant = tuple[RelevancePlan, bool]
+Variants = Callable[[RelevancePlan, bool], dict[str, Variant]]
 
 
-def only_default(default: RelevancePlan) -> dict[str, RelevancePlan]:
-    return {DEFAULT: default}
+def only_default(default: RelevancePlan, short: bool) -> dict[str, Variant]:
+    return {DEFAULT: (default, short)}
 
 
-def what_each_part_adds(default: RelevancePlan) -> dict[str, RelevancePlan]:
+def both_prompts(default: RelevancePlan, short: bool) -> dict[str, Variant]:
+    return {DEFAULT: (default, short), PAPER: (default, False)}
+
+
+def what_each_part_adds(default: RelevancePlan, short: bool) -> dict[str, Variant]:
     return {
-        DEFAULT: default,
-        "the paper's Relevance (3 topics)": replace(default, mode="topics"),
-        "budget, topics only (no facts)": replace(default, facts=False),
-        "budget, facts by meaning only": replace(default, by_words=False),
-        **{f"budget of {n} tokens": replace(default, tokens=n) for n in (200, 300, 500, 600)},
+        **both_prompts(default, short),
+        "the paper's Relevance (3 topics), the paper's prompt": (
+            replace(default, mode="topics"), False),
+        "budget, topics only (no facts)": (replace(default, facts=False), short),
+        "budget, facts by meaning only": (replace(default, by_words=False), short),
+        **{f"budget of {n} tokens": (replace(default, tokens=n), short)
+           for n in (200, 300, 500, 600)},
     }
 
 
 async def evaluate(settings: Settings, variants: Variants,
                    conversations: list[Conversation]) -> tuple[dict[str, Score], Junk]:
-    """Import everything once, then ask every question under each variant of Relevance (the
-    default settings' plan first)."""
+    """Import everything once, then ask every question under each variant of Relevance and
+    prompt (the default settings' first)."""
     counter = WordPieceCounter(minilm_tokenizer_file())
     async with open_companion(settings) as companion:
         imported = await import_all(companion, conversations)
         scores = {}
-        for name, plan in variants(companion.relevance.plan).items():
+        default = companion.recall.settings
+        for name, (plan, short) in variants(companion.relevance.plan, default.short_prompt
+                                            ).items():
             companion.relevance.plan = plan
+            companion.recall.settings = replace(default, short_prompt=short)
             scores[name] = await ask_all(companion, imported, counter)
         junk = await junk_share(companion, imported)
     return scores, junk
+
+
+async def freshness(settings: Settings, conversations: list[Conversation]) -> Score:
+    """The fresh questions (see the module's docstring), each asked at its cut."""
+    counter = WordPieceCounter(minilm_tokenizer_file())
+    score = Score()
+    window = settings.memory.summarize_every
+    async with open_companion(settings) as companion:
+        for conversation in conversations:
+            for side in conversation.sides:
+                exchanges = read_exchanges(side.jsonl, settings.chat.max_message_chars)
+                for cut, questions in sorted(fresh_questions(side, window).items()):
+                    await companion.ingest(side.user_id, exchanges[:cut])
+                    imported = Imported(conversations=[conversation])
+                    stored = await companion.rounds.recent_rounds(side.user_id, 100_000)
+                    for round_, turns in zip(stored, side.round_turns, strict=False):
+                        imported.turns[(side.user_id, round_.id)] = turns
+                    for question in questions:
+                        recall, _ = await companion.prepare(side.user_id, question.text)
+                        _count(score, question, recall, side, imported, counter)
+    return score
+
+
+def fresh_questions(side: Side, window: int) -> dict[int, list[Question]]:
+    """Rounds to import -> the questions whose evidence is then unsummarized and partly out
+    of Recency."""
+    round_of = {turn: i for i, turns in enumerate(side.round_turns) for turn in turns if turn}
+    by_cut: dict[int, list[Question]] = defaultdict(list)
+    for question in side.questions:
+        rounds = [round_of[turn] for turn in question.evidence if turn in round_of]
+        if not rounds:
+            continue
+        start = min(rounds) // window * window  # the first round of the evidence's window
+        cut = min(start + window - 1, len(side.round_turns))  # rounds imported: none summarized
+        if max(rounds) < cut and min(rounds) < cut - RECENCY:
+            by_cut[cut].append(question)
+    return by_cut
 
 
 def print_scores(title: str, scores: dict[str, Score]) -> None:
@@ -240,10 +309,14 @@ def main() -> None:
                 print(f"  as {side.speaker}: {q.original!r} -> {q.text!r}")
     with tempfile.TemporaryDirectory() as folder:
         offline = load_settings(None, data_dir=f"{folder}/offline")
-        variants = only_default if args.quick else what_each_part_adds
+        variants = both_prompts if args.quick else what_each_part_adds
         scores, junk = asyncio.run(evaluate(offline, variants, conversations))
+        fresh = asyncio.run(freshness(load_settings(None, data_dir=f"{folder}/fresh"),
+                                      conversations))
     print_scores("Extractive summarizer (offline default)", scores)
     _print_junk(junk)
+    print_scores("Freshness: evidence in rounds not yet summarized, out of Recency "
+                 "(default settings, demo prompt)", {DEFAULT: fresh})
     if not args.quick:
         with ModelServer(capable()) as server, tempfile.TemporaryDirectory() as folder:
             scripted = load_settings(None, data_dir=f"{folder}/llm", llm={
@@ -252,9 +325,9 @@ def main() -> None:
                 evaluate(scripted, only_default, conversations))
         print_scores("Scripted capable model", model_scores)
         _print_junk(model_junk)
-    main_score = scores[DEFAULT]
-    print(f"recall_hit={main_score.rate:.3f} "
-          f"memory_tokens={statistics.mean(main_score.tokens):.0f}")
+    paper = scores[PAPER]
+    print(f"recall_hit={paper.rate:.3f} memory_tokens={statistics.mean(paper.tokens):.0f} "
+          f"fresh_hit={fresh.rate:.3f}")
 
 
 def _print_junk(junk: Junk) -> None:

@@ -40,6 +40,7 @@ from jobs.scheduler import SweepScheduler
 from jobs.worker import MemoryWorker, SweepReport
 from memory.beliefs.rows import SQLBeliefRows
 from memory.errors import EmbeddingUnavailable, VectorStoreUnavailable
+from memory.facts.provisional import ProvisionalFacts
 from memory.facts.store import FactStore
 from memory.feedback.store import FeedbackMemory
 from memory.pool.examples import PoolExamples
@@ -86,6 +87,7 @@ class Companion:
     rounds: SQLRoundStore
     topics: IndexedTopicStore
     facts: FactStore
+    provisional: ProvisionalFacts
     relevance: Relevance
     feedback: FeedbackMemory
     beliefs: SQLBeliefRows
@@ -121,7 +123,12 @@ class Companion:
         persona = await self.personas.of(user_id)
         imported = await store_exchanges(self.rounds, user_id, persona.name, exchanges,
                                          progress=progress)
-        return imported, await self.worker.upkeep(user_id) if run_jobs else None
+        if not run_jobs:
+            return imported, None
+        report = await self.worker.upkeep(user_id)
+        # The rounds no window covers yet are found at once, as in a chat.
+        await self.provisional.keep(await self.rounds.unsummarized(user_id))
+        return imported, report
 
 
 @asynccontextmanager
@@ -176,10 +183,11 @@ def _wired(settings: Settings, stores: Stores, model: ChatModel, worker: MemoryW
                               share_with_everyone=settings.feedback.share_with_everyone)
     fixes = Fixes(corrections=corrections, retractions=retractions, teaching=teaching,
                   uses=stores.uses, recall=recall)
+    provisional = ProvisionalFacts(stores.facts)
     dialogue = Dialogue(
         rounds=stores.rounds, recall=recall, personas=choice, model=model,
         prompt=prompt, fixes=fixes, teaching=teaching,
-        chat=settings.chat, turns=turns, upkeep=worker)
+        chat=settings.chat, turns=turns, provisional=provisional, upkeep=worker)
     sharing = Sharing(stores.pool, stores.rounds, personas, worker)
     access = AccessPolicy.from_settings(
         settings, SQLMessageCounts(stores.engine) if shared else None)
@@ -199,7 +207,8 @@ def _wired(settings: Settings, stores: Stores, model: ChatModel, worker: MemoryW
         settings=settings, dialogue=dialogue, commands=commands,
         desk=FrontDesk(dialogue, commands, access, sharing), access=access,
         personas=choice, turns=turns, recall=recall, uses=stores.uses, rounds=stores.rounds,
-        topics=stores.topics, facts=stores.facts, relevance=stores.relevance,
+        topics=stores.topics, facts=stores.facts, provisional=provisional,
+        relevance=stores.relevance,
         feedback=stores.feedback, beliefs=stores.beliefs, embedder=stores.embedder,
         model=model, worker=worker, sharing=sharing, pool=pool, examples=examples,
         growth=build_growth(settings, stores, model, personas, rubrics),

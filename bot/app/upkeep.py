@@ -109,8 +109,9 @@ def build_judge(settings: Settings, model: ChatModel) -> Judge:
 
 
 def build_summarizer(settings: Settings, model: ChatModel, embedder: Embedder) -> Summarizer:
-    """`auto` trusts the model only when it is not the bundled demo model (too small for this)."""
-    extractive = ExtractiveSummarizer(embedder)
+    """`auto` trusts the model only when it is not the bundled demo model (too small for this).
+    What the demo model says is never a memory: it invents."""
+    extractive = ExtractiveSummarizer(embedder, companion_facts=not settings.llm.is_demo)
     mode = settings.memory.summarizer
     if mode == "extractive" or (mode == "auto" and settings.llm.is_demo):
         return extractive

@@ -6,10 +6,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from bot.core.prompt import day
 from bot.core.wording import counted
 from jobs.queue import Job
 from jobs.worker import SweepReport
+from memory.days import day
 from memory.types import (
     Fact,
     Feedback,
@@ -189,7 +189,16 @@ def sweep_line(report: SweepReport) -> str:
                  "marked failed" if report.abandoned_rounds else "")
     return (f"summarized {counted(report.summarized, 'window')}, merged "
             f"{counted(report.merged, 'label')}{backfill}{beliefs}, {report.failed} failed "
-            f"(retried later), {counted(report.reindexed, 'index repair')}{abandoned}")
+            f"(retried later), {counted(report.reindexed, 'index repair')}{abandoned}"
+            f"{_waiting(report)}")
+
+
+def _waiting(report: SweepReport) -> str:
+    """Why rounds were left: a window is summarized only once it is full."""
+    if not report.window or not report.waiting_rounds:
+        return ""
+    return (f"; {counted(report.waiting_rounds, 'round')} not summarized yet: a window needs "
+            f"{report.window} (what they tell is found already, as provisional facts)")
 
 
 def save_attachment(attachment: Attachment, folder: Path) -> Path:

@@ -62,6 +62,10 @@ FEEDBACK_HELP = ("I have no corrections from you. If I misread you, say so (\"No
                  "or use /correct <what you meant>, and I will remember it.")
 
 
+NO_MEMORIES_YET = ("I have no memories of you yet. What you tell me about yourself becomes one "
+                   "at once; every 50 messages or so, our chats are also summarized into topics.")
+
+
 class UserCommands:
     """Each method answers one command for `user_id`, touching only that user's data."""
 
@@ -111,8 +115,7 @@ class UserCommands:
         facts = await self._facts.newest(user_id, NEWEST_FACTS)
         superseded = await self._beliefs.superseded(user_id, NEWEST_FACTS)
         if not topics and not facts and not superseded:
-            return CommandReply("I have no memories of you yet. They are made from our chats "
-                                "over time, every 50 messages or so.")
+            return CommandReply(NO_MEMORIES_YET)
         lines = ["Your topics:", *(topic_line(t) for t in topics)] if topics else []
         if facts:
             total = await self._facts.count(user_id)
@@ -139,8 +142,7 @@ class UserCommands:
         total = await self._facts.count(user_id)
         pages = max(1, -(-total // FACTS_PER_PAGE))
         if total == 0:
-            return CommandReply("I have no facts about you yet. They are made from our chats "
-                                "over time, every 50 messages or so.")
+            return CommandReply(NO_MEMORIES_YET)
         facts = await self._facts.newest(user_id, FACTS_PER_PAGE,
                                          (min(page, pages) - 1) * FACTS_PER_PAGE)
         title = f"Facts, newest first (page {min(page, pages)} of {pages}, {total} in all):"

@@ -13,6 +13,7 @@ from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from contextlib import aclosing, asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 
 from bot.core.citations import CitationFilter
 from bot.core.fixes import Answer, Fix, Fixes, Retract
@@ -24,6 +25,7 @@ from bot.core.turn_lock import TurnLock
 from bot.core.upkeep import Upkeep
 from bot.errors import InputRejected, ModelUnavailable
 from bot.settings import ChatSettings
+from memory.facts.provisional import ProvisionalFacts
 from memory.protocols import ChatMessage, ChatModel, RoundStore
 from memory.provenance import used_record
 from memory.recall import Lookup, Recaller
@@ -109,10 +111,12 @@ class Dialogue:
         teaching: Teaching,
         chat: ChatSettings,
         turns: TurnLock,
+        provisional: ProvisionalFacts | None = None,
         upkeep: Upkeep | None = None,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
     ) -> None:
         """`prompt` writes each reply's messages (the demo model gets a shorter prompt).
+        `provisional` keeps what a private message tells as facts while it is answered.
         `upkeep` is told of every stored round and finished private reply (the memory jobs
         start from there). `clock` tells the prompt today's date."""
         self._rounds = rounds
@@ -124,6 +128,7 @@ class Dialogue:
         self._teaching = teaching
         self._chat = chat
         self._turns = turns
+        self._provisional = provisional
         self._upkeep = upkeep
         self._clock = clock
 
@@ -168,13 +173,15 @@ class Dialogue:
                     persona=persona.name, text=text)
                 stored.round_id = round_.id
                 answer = await self._answer(incoming, round_, persona, fix, lookup)
+            answered = lookup is not None and answer.asked == text
+            keeping = self._keep(round_, answered and not answer.opening)
             yield Recalled(answer.recall, persona)
             # aclosing: when the frontend stops listening, the inner generators close now.
-            stream = self._stream_reply(round_, self._messages(persona, answer), answer)
+            stream = self._stream_reply(round_, self._messages(persona, answer), answer,
+                                        keeping)
             async with aclosing(stream) as events:
                 async for event in events:
-                    if isinstance(event, Finished) and lookup is not None and (
-                            answer.asked == text):
+                    if isinstance(event, Finished) and answered:
                         self._exchange_finished(incoming.user_id, event.round_id)
                     yield event
 
@@ -211,11 +218,20 @@ class Dialogue:
             await asyncio.shield(self._rounds.fail_round(round_, None))
             raise
 
+    def _keep(self, round_: Round, tells: bool) -> asyncio.Future[Any]:
+        """Keep what the message tells (a private message answered as itself, that taught
+        nothing) as provisional facts, while the reply streams."""
+        if not tells or self._provisional is None:
+            return _done()
+        return asyncio.ensure_future(self._provisional.keep([round_]))
+
     async def _stream_reply(
         self, round_: Round, messages: list[ChatMessage], answer: Answer,
+        keeping: asyncio.Future[Any],
     ) -> AsyncGenerator[ReplyEvent, None]:
         """The answer's opening (what was noted), then the model's reply; what the prompt held
-        is kept with the round, and the reply may cite its numbered memories."""
+        is kept with the round, and the reply may cite its numbered memories. The round is
+        closed (and so counted for its window's summary) once `keeping` is done."""
         numbered = answer.recall.numbered()
         pieces: list[str] = []
         marks = CitationFilter(len(numbered))
@@ -238,12 +254,14 @@ class Dialogue:
             cited = tuple(marks.cited)
             keys = [memory_key(numbered[n - 1]) for n in cited]
             used = used_record(answer.recall, answer.asked, cited)
+            await _kept(keeping)
             self._round_stored(round_.user_id,
                                await self._rounds.finish_round(round_, reply, keys, used))
             finished = True
             yield Finished(reply, round_.id, cited)
         except ModelUnavailable as error:
             used = used_record(answer.recall, answer.asked, ())
+            await _kept(keeping)
             self._round_stored(round_.user_id,
                                await self._rounds.fail_round(round_, "".join(pieces), used))
             finished = True
@@ -251,6 +269,7 @@ class Dialogue:
         finally:
             if not finished:  # the frontend stopped listening mid-reply: keep what we have
                 used = used_record(answer.recall, answer.asked, ())
+                await asyncio.shield(_kept(keeping))
                 await asyncio.shield(self._rounds.fail_round(round_, "".join(pieces), used))
 
     def _exchange_finished(self, user_id: str, round_id: int) -> None:
@@ -276,3 +295,19 @@ class Dialogue:
             recency_max_chars=self._chat.recency_max_chars,
             today=self._clock().date(),
         )
+
+
+def _done() -> asyncio.Future[Any]:
+    done: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+    done.set_result(None)
+    return done
+
+
+async def _kept(keeping: asyncio.Future[Any]) -> None:
+    """Wait for the provisional facts; a failure loses only them (the window's summary keeps
+    the statements later), never the round."""
+    try:
+        await keeping
+    except Exception:
+        log.warning("The statements of a round were not kept as provisional facts",
+                    exc_info=True)

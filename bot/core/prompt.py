@@ -6,9 +6,10 @@ Pure: the same persona, recall and message always give the same messages.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date
 from typing import Protocol
 
+from memory.days import day
 from memory.pool.examples import examples_section
 from memory.protocols import ChatMessage
 from memory.quoting import block, quoted
@@ -133,11 +134,6 @@ def build_messages(
 
 def _plain(text: str) -> str:
     return text.strip().rstrip(".!")
-
-
-def day(when: date | datetime) -> str:
-    """`8 May 2023`: how the prompt, `/why` and `/memories` date things."""
-    return f"{when.day} {when:%B %Y}"
 
 
 def memory_line(memory: Topic | Fact | Feedback, user_name: str = "host", number: int = 1) -> str:

@@ -17,6 +17,9 @@ class TopicDraft:
 
     label: str
     description: str
+    # The days its sentences were said (None: the window's first and last round).
+    said_from: datetime | None = None
+    said_until: datetime | None = None
 
 
 @dataclass(frozen=True, slots=True)

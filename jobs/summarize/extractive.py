@@ -2,7 +2,8 @@
 
 Topics: the user's sentences about themselves (first person, no questions, no small talk) are
 embedded and clustered; each group is named by the everyday topic closest in meaning (or its
-top keyword) and described by its most central sentences, verbatim and in order. Facts: every
+top keyword) and described by its most central sentences, verbatim, in order, each with the day
+it was said. Facts: every
 sentence of the user worth keeping, and every concrete suggestion of the companion, each whole.
 Verbatim sentences cannot invent anything.
 """
@@ -12,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import Sequence
+from datetime import datetime
 
 import numpy as np
 from sklearn.cluster import AgglomerativeClustering
@@ -19,8 +21,9 @@ from sklearn.cluster import AgglomerativeClustering
 from jobs.summarize.drafts import FactDraft, TopicDraft, Voices
 from jobs.summarize.labels import EverydayLabels
 from jobs.summarize.parsing import keyword_label
-from jobs.summarize.statements import self_statements, split_sentences, suggestions, user_facts
+from memory.days import day
 from memory.protocols import Embedder
+from memory.statements import self_statements, split_sentences, suggestions, user_facts
 from memory.types import Round, Speaker
 
 # "The host and I talked about X, and the host said (that):" and the like, before the facts.
@@ -42,8 +45,12 @@ class ExtractiveSummarizer:
         max_chars: int = 280,
         cluster_distance: float = 0.75,
         duplicate_similarity: float = 0.9,
+        companion_facts: bool = True,
     ) -> None:
+        """`companion_facts`: keep the companion's concrete suggestions as facts (not when its
+        lines come from the bundled demo model, which invents)."""
         self._embedder = embedder
+        self._companion_facts = companion_facts
         self._labels = EverydayLabels(embedder)
         self._max_sentences = max_sentences
         self._max_chars = max_chars
@@ -51,24 +58,33 @@ class ExtractiveSummarizer:
         self._duplicate = duplicate_similarity
 
     async def summarize(self, rounds: Sequence[Round], voices: Voices) -> list[TopicDraft]:
-        said = list(dict.fromkeys(s for r in rounds for s in self_statements(r.user_text)))
+        """Each sentence quoted with the day it was said: a window spans days or weeks."""
+        said_at: dict[str, datetime] = {}
+        for round_ in rounds:
+            for sentence in self_statements(round_.user_text):
+                said_at.setdefault(sentence, round_.created_at)
+        said = list(said_at)
         if not said:
             return []  # small talk only: nothing about the user to keep
         said_vectors = np.array(await self._embedder.embed(said))
         kept = self._drop_duplicates(said_vectors)
         sentences, vectors = [said[i] for i in kept], said_vectors[kept]
+        days = [said_at[sentence] for sentence in sentences]
         groups = await asyncio.to_thread(self._cluster, vectors)
         by_label: dict[str, list[int]] = {}
         for members in groups:
             label = await self._label(sentences, vectors, members)
             by_label.setdefault(label, []).extend(members)
-        return [
-            TopicDraft(label, self._describe(label, sentences, vectors, sorted(members), voices))
-            for label, members in by_label.items()
-        ]
+        drafts = []
+        for label, members in by_label.items():
+            description, chosen = self._describe(label, sentences, vectors, sorted(members),
+                                                 voices, days)
+            drafts.append(TopicDraft(label, description, said_from=min(days[i] for i in chosen),
+                                     said_until=max(days[i] for i in chosen)))
+        return drafts
 
     async def facts(self, rounds: Sequence[Round], voices: Voices) -> list[FactDraft]:
-        return extract_facts(rounds)
+        return extract_facts(rounds, companion=self._companion_facts)
 
     async def merge(self, label: str, descriptions: Sequence[str], voices: Voices) -> str:
         """Keep the newest and most central sentences, drop near-duplicates, in time order."""
@@ -80,7 +96,7 @@ class ExtractiveSummarizer:
         recency = np.linspace(0.0, 1.0, len(sentences))  # the newest view matters most
         centroid = _unit(vectors[kept].mean(axis=0))
         ranked = sorted(kept, key=lambda i: -(recency[i] + float(vectors[i] @ centroid)))
-        return self._compose(label, sentences, ranked, voices)
+        return self._compose(label, sentences, ranked, voices)[0]
 
     def _cluster(self, vectors: np.ndarray) -> list[list[int]]:
         if len(vectors) == 1:
@@ -101,14 +117,17 @@ class ExtractiveSummarizer:
         return keyword or "life"
 
     def _describe(self, label: str, sentences: list[str], vectors: np.ndarray,
-                  members: list[int], voices: Voices) -> str:
+                  members: list[int], voices: Voices, days: list[datetime]
+                  ) -> tuple[str, list[int]]:
         centroid = _unit(vectors[members].mean(axis=0))
         central = sorted(members, key=lambda i: -float(vectors[i] @ centroid))
-        return self._compose(label, sentences, central, voices)
+        dated = [f"({day(days[i])}) {_capitalized(s)}" for i, s in enumerate(sentences)]
+        return self._compose(label, dated, central, voices)
 
     def _compose(self, label: str, sentences: list[str], ranked: list[int],
-                 voices: Voices) -> str:
-        """The best-ranked sentences under the length cap, told in the order they were said."""
+                 voices: Voices) -> tuple[str, list[int]]:
+        """The best-ranked sentences under the length cap, told in the order they were said,
+        and which they are."""
         head = f"The {voices.user} and I talked about {label}, and the {voices.user} said: "
         chosen: list[int] = []
         length = len(head)
@@ -118,8 +137,9 @@ class ExtractiveSummarizer:
             chosen.append(i)
             length += len(sentences[i]) + 1
         if not chosen:  # one long sentence: keep its start
-            return head + sentences[ranked[0]][: self._max_chars - len(head)].rstrip() + "…"
-        return head + " ".join(_capitalized(sentences[i]) for i in sorted(chosen))
+            cut = sentences[ranked[0]][: self._max_chars - len(head)].rstrip() + "…"
+            return head + cut, [ranked[0]]
+        return head + " ".join(_capitalized(sentences[i]) for i in sorted(chosen)), chosen
 
     def _drop_duplicates(self, vectors: np.ndarray) -> list[int]:
         """Indices kept when near-duplicates go, the newer of each pair staying."""
@@ -130,12 +150,14 @@ class ExtractiveSummarizer:
         return sorted(kept)
 
 
-def extract_facts(rounds: Sequence[Round]) -> list[FactDraft]:
-    """The window's facts in the order said; a sentence said again is kept once (the first)."""
+def extract_facts(rounds: Sequence[Round], *, companion: bool = True) -> list[FactDraft]:
+    """The window's facts in the order said (the companion's suggestions too, if
+    `companion`); a sentence said again is kept once (the first)."""
     found: dict[tuple[Speaker, str], FactDraft] = {}
     for round_ in rounds:
         said = [(Speaker.USER, s) for s in user_facts(round_.user_text)]
-        said += [(Speaker.COMPANION, s) for s in suggestions(round_.reply_text or "")]
+        if companion:
+            said += [(Speaker.COMPANION, s) for s in suggestions(round_.reply_text or "")]
         for speaker, sentence in said:
             key = (speaker, " ".join(sentence.lower().split()))
             found.setdefault(key, FactDraft(sentence, speaker, (round_.id,), round_.created_at))

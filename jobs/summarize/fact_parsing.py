@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from jobs.summarize.drafts import FactDraft, NothingUsable, Voices
 from jobs.summarize.parsing import grounded, stems
-from jobs.summarize.statements import carries_information
+from memory.statements import carries_information
 from memory.types import Round, Speaker
 
 _ITEM = re.compile(r"^\s*(?:\d+\s*[.):]|[-*•])\s+")

@@ -12,14 +12,18 @@ import hashlib
 import logging
 import uuid
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import UTC, datetime
 
 from jobs.queue import Job, JobQueue
 from jobs.summarize.drafts import FactDraft, Summarizer, Voices
 from jobs.summarize.labels import LabelResolver
-from jobs.summarize.writes import StaleMerge, TopicWrites
+from jobs.summarize.writes import Replaced, StaleMerge, TopicWrites
 from memory.errors import EmbeddingUnavailable, VectorStoreUnavailable
+from memory.facts.provisional import provisional_id, statement_ids
+from memory.facts.rows import FORGOTTEN
 from memory.facts.store import FactStore
+from memory.sql.retracted import ACTIVE
 from memory.topics.store import IndexedTopicStore
 from memory.types import Fact, Round, Speaker, Topic
 from personas.loader import Persona
@@ -60,17 +64,21 @@ class SummaryWork:
     async def summarize(self, job: Job) -> list[Fact]:
         rounds = await self._writes.rounds_of(job)
         drafts = await self._summarizer.summarize(rounds, self._voices(rounds)) if rounds else []
-        new_facts = await self._find_facts(job, rounds)
+        kept = await self._facts.rows.provisional_of(job.user_id, [r.id for r in rounds])
+        new_facts, replaced = replacing(await self._find_facts(job, rounds), kept, rounds)
         existing = await self._writes.label_keys(job.user_id)
         keys = await self._labels.keys_for([d.label for d in drafts], existing)
-        when = rounds[-1].created_at if rounds else datetime.now(UTC)
+        first, last = (rounds[0].created_at, rounds[-1].created_at) if rounds else (
+            datetime.now(UTC), datetime.now(UTC))
+        # A topic spans the days its sentences were said, and is dated by the last of them.
         new_topics = [
             Topic(id=_stable_id(job.key, i), user_id=job.user_id, label=d.label,
-                  description=d.description, created_at=when, updated_at=when)
+                  description=d.description, created_at=d.said_from or first,
+                  updated_at=d.said_until or last)
             for i, d in enumerate(drafts)
         ]
-        await self._writes.commit_summary(job, rounds, new_topics, keys, new_facts)
-        await self._after_commit(job, new_topics, [], new_facts)
+        await self._writes.commit_summary(job, rounds, new_topics, keys, new_facts, replaced)
+        await self._after_commit(job, new_topics, [], new_facts, replaced)
         return new_facts
 
     async def backfill_facts(self, job: Job) -> list[Fact]:
@@ -118,21 +126,48 @@ class SummaryWork:
                 for i, d in enumerate(drafts)]
 
     async def _after_commit(self, job: Job, added: list[Topic], retired: list[str],
-                            new_facts: list[Fact]) -> None:
+                            new_facts: list[Fact], replaced: Replaced | None = None) -> None:
         """Index what a committed job wrote. The job is done whatever happens here: rows that
         could not be indexed stay marked, and the next sweep repairs them."""
+        taken = replaced.taken if replaced else frozenset()
         try:
             await self._topics.index(added)
             await self._topics.unindex(job.user_id, retired)
-            await self._facts.index(new_facts)
+            await self._facts.index([f for f in new_facts if f.id not in taken])
         except (EmbeddingUnavailable, VectorStoreUnavailable) as error:
             log.warning("Memory job %s: indexing left to the next sweep: %s", job.key, error)
+        if replaced:
+            await self._facts.drop_replaced(replaced.dropped)
         await self.enqueue_merges(job.user_id)
 
     def _voices(self, rounds: Sequence[Round]) -> Voices:
         persona = self._personas.get(rounds[-1].persona) if rounds else None
         name = (persona or self._default_persona).display_name
         return Voices(user=self._user_name, companion=name)
+
+
+def replacing(new_facts: Sequence[Fact], kept: Sequence[tuple[Fact, str]],
+              rounds: Sequence[Round]) -> tuple[list[Fact], Replaced]:
+    """The window's facts, and what they do to the provisional facts of its rounds (`kept`,
+    with their status). A fact in the same words from the same round as a provisional one
+    takes its id (and so its vector); one the user retracted or forgot as a provisional fact
+    is not written again; every other provisional fact is replaced."""
+    statuses = {fact.id: status for fact, status in kept}
+    ids = statement_ids(rounds)
+    written: list[Fact] = []
+    taken: set[str] = set()
+    for fact in new_facts:
+        match = provisional_id(fact, ids)
+        if match is None or match not in statuses or match in taken:
+            written.append(fact)
+            continue
+        taken.add(match)
+        if statuses[match] == ACTIVE:
+            written.append(replace(fact, id=match))
+    return written, Replaced(
+        taken=frozenset(taken),
+        dropped=tuple(f for f, status in kept if status == ACTIVE and f.id not in taken),
+        forgotten=tuple(f.id for f, status in kept if status == FORGOTTEN))
 
 
 def _fact(job: Job, index: int, draft: FactDraft, sources: Sequence[Round]) -> Fact:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import delete, func, insert, select, update
@@ -10,7 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from jobs.queue import Job, JobQueue
 from memory.errors import JobConflict
-from memory.facts.rows import fact_row
+from memory.facts.rows import FORGOTTEN, REPLACED, fact_row
 from memory.sql.rounds import to_round
 from memory.sql.tables import facts, rounds, topics
 from memory.topics.rows import ACTIVE, MERGED, to_topic, topic_row
@@ -23,6 +24,16 @@ class StaleMerge(JobConflict):
 
 class StaleWindow(JobConflict):
     """The rounds of a summary were forgotten (or summarized) before it could commit."""
+
+
+@dataclass(frozen=True, slots=True)
+class Replaced:
+    """What a window's facts do to the provisional facts of its rounds (see
+    `jobs.summarize.work.replacing`)."""
+
+    taken: frozenset[str] = frozenset()  # ids a window's fact took over, or left out
+    dropped: tuple[Fact, ...] = ()  # active ones no window fact says again: replaced
+    forgotten: tuple[str, ...] = ()  # the ids of those the user forgot: done with
 
 
 class TopicWrites:
@@ -41,9 +52,11 @@ class TopicWrites:
             return [to_round(row) for row in (await conn.execute(query)).mappings()]
 
     async def commit_summary(self, job: Job, read: Sequence[Round], new_topics: Sequence[Topic],
-                             keys: Sequence[str], new_facts: Sequence[Fact]) -> None:
-        """Job done, topics and facts in, rounds marked summarized: all or nothing. The claim
-        is checked first; the rounds must still be the ones read (not forgotten meanwhile)."""
+                             keys: Sequence[str], new_facts: Sequence[Fact],
+                             replaced: Replaced = Replaced()) -> None:
+        """Job done, topics and facts in (in place of the provisional facts of the window),
+        rounds marked summarized: all or nothing. The claim is checked first; the rounds must
+        still be the ones read (not forgotten meanwhile)."""
         rows = [topic_row(t, source_job_id=job.id) | {"label_key": k}
                 for t, k in zip(new_topics, keys, strict=True)]
         async with self._engine.begin() as conn:
@@ -58,7 +71,8 @@ class TopicWrites:
                 raise StaleWindow(f"the rounds of {job.key} changed while it ran")
             if rows:
                 await conn.execute(insert(topics), rows)
-            await self._insert_facts(conn, job, new_facts)
+            indexed = await _replace_provisional(conn, job.user_id, replaced)
+            await self._insert_facts(conn, job, new_facts, indexed)
 
     async def commit_facts(self, job: Job, read: Sequence[Round],
                            new_facts: Sequence[Fact]) -> None:
@@ -74,10 +88,13 @@ class TopicWrites:
                 raise StaleWindow(f"the rounds of {job.key} were forgotten while it ran")
             await self._insert_facts(conn, job, new_facts)
 
-    async def _insert_facts(self, conn: Any, job: Job, new_facts: Sequence[Fact]) -> None:
+    async def _insert_facts(self, conn: Any, job: Job, new_facts: Sequence[Fact],
+                            indexed: Collection[str] = ()) -> None:
+        """`indexed`: ids whose vectors are in the index already (taken over)."""
         if new_facts:
-            await conn.execute(insert(facts),
-                               [fact_row(f, source_job_id=job.id) for f in new_facts])
+            await conn.execute(insert(facts), [
+                fact_row(f, source_job_id=job.id) | {"indexed": f.id in indexed}
+                for f in new_facts])
 
     async def active_topics(self, user_id: str, ids: Sequence[str]) -> list[Topic]:
         query = (
@@ -153,3 +170,24 @@ class TopicWrites:
     async def _topics(self, query: Any) -> list[Topic]:
         async with self._engine.connect() as conn:
             return [to_topic(row) for row in (await conn.execute(query)).mappings()]
+
+
+async def _replace_provisional(conn: Any, user_id: str, replaced: Replaced) -> set[str]:
+    """Take the window's provisional facts out: those taken over or forgotten go (the window's
+    fact is written in their place), the rest are marked replaced for their vectors to go.
+    Returns the ids taken over whose vectors are in the index."""
+    mine = facts.c.user_id == user_id
+    taken = list(replaced.taken)
+    indexed = set((await conn.execute(
+        select(facts.c.id).where(mine & facts.c.id.in_(taken) & facts.c.indexed.is_(True)
+                                 & (facts.c.status == ACTIVE))
+    )).scalars()) if taken else set()
+    gone = [*indexed, *(i for i in taken if i not in indexed), *replaced.forgotten]
+    if gone:
+        await conn.execute(delete(facts).where(
+            mine & facts.c.id.in_(gone) & (facts.c.status.in_([ACTIVE, FORGOTTEN]))))
+    if replaced.dropped:
+        await conn.execute(update(facts).where(
+            mine & facts.c.id.in_([f.id for f in replaced.dropped]) & (facts.c.status == ACTIVE)
+        ).values(status=REPLACED, indexed=False))
+    return indexed

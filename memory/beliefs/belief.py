@@ -92,8 +92,9 @@ def base_confidence(fact: Fact) -> float:
 
 def belief_columns(fact: Fact) -> dict[str, Any]:
     """The belief columns of a new fact's row: a belief is stored unchecked, anything else as
-    checked (there is nothing to check)."""
-    about = about_of(fact)
+    checked (there is nothing to check). A provisional fact is no belief: the window's facts
+    that replace it are checked."""
+    about = None if fact.provisional else about_of(fact)
     claim = claim_of(fact.text) if about is not None else None
     return {
         "about": about.value if about else None,

@@ -16,6 +16,12 @@ from memory.sql.tables import belief_questions, facts
 from memory.types import Fact, Origin, Speaker
 
 MAX_ROUND_IDS = 12  # what the provenance column holds
+# A provisional fact its window's summary replaced: out of every search, its vector still to
+# be taken out of the index (then the row goes).
+REPLACED = "replaced"
+# A provisional fact the user forgot: its text is gone, its id stays until its window is
+# summarized, so the summary does not bring the statement back.
+FORGOTTEN = "forgotten"
 
 
 class SQLFactRows:
@@ -33,6 +39,55 @@ class SQLFactRows:
         if new_facts:
             async with self._engine.begin() as conn:
                 await conn.execute(insert(facts), [fact_row(fact) for fact in new_facts])
+
+    async def insert_missing(self, new_facts: Sequence[Fact]) -> list[Fact]:
+        """Insert those of the facts (of one user) whose ids are not stored yet; returns them."""
+        if not new_facts:
+            return []
+        ids = [f.id for f in new_facts]
+        async with self._engine.begin() as conn:
+            stored = set((await conn.execute(
+                select(facts.c.id).where((facts.c.user_id == new_facts[0].user_id)
+                                         & facts.c.id.in_(ids)))).scalars())
+            missing = [f for f in new_facts if f.id not in stored]
+            if missing:
+                await conn.execute(insert(facts), [fact_row(fact) for fact in missing])
+        return missing
+
+    async def provisional_of(self, user_id: str, round_ids: Sequence[int]
+                             ) -> list[tuple[Fact, str]]:
+        """The user's provisional facts kept from these rounds, with their status (active,
+        retracted or forgotten; not those replaced already)."""
+        if not round_ids:
+            return []
+        query = (select(facts).where(
+            (facts.c.user_id == user_id) & facts.c.provisional.is_(True)
+            & (facts.c.status != REPLACED) & facts.c.round_ids.in_([str(i) for i in round_ids]))
+            .order_by(facts.c.seq))
+        async with self._engine.connect() as conn:
+            rows = (await conn.execute(query)).mappings().all()
+        return [(to_fact(row), row["status"]) for row in rows]
+
+    async def forget_provisional(self, user_id: str, fact_id: str) -> None:
+        """Forget a provisional fact's words, keeping its id until its window is summarized."""
+        mine = (facts.c.user_id == user_id) & (facts.c.id == fact_id)
+        async with self._engine.begin() as conn:
+            row = (await conn.execute(select(facts).where(mine))).mappings().first()
+            if row is None:
+                return
+            # Deleted and written again, so the lexical index forgets the words too.
+            await conn.execute(delete(facts).where(mine))
+            kept = {key: value for key, value in row.items() if key != "seq"}
+            await conn.execute(insert(facts).values(
+                {**kept, "text": "", "status": FORGOTTEN, "indexed": True}))
+
+    async def delete_replaced(self, user_id: str, fact_ids: Sequence[str]) -> None:
+        """Delete replaced provisional facts, once their vectors are out of the index."""
+        if fact_ids:
+            async with self._engine.begin() as conn:
+                await conn.execute(delete(facts).where(
+                    (facts.c.user_id == user_id) & facts.c.id.in_(list(fact_ids))
+                    & (facts.c.status == REPLACED)))
 
     async def by_words(
         self, user_id: str, terms: list[str], limit: int, *, taught: bool = False
@@ -157,6 +212,7 @@ def fact_row(fact: Fact, *, source_job_id: int | None = None) -> dict[str, Any]:
         "source_job_id": source_job_id,
         "indexed": False,
         "created_at": utcnow(),
+        "provisional": fact.provisional,
     }
 
 
@@ -170,4 +226,5 @@ def to_fact(row: Any) -> Fact:
         round_ids=tuple(int(i) for i in row["round_ids"].split()),
         origin=Origin(row["origin"]),
         persona=row["persona"] or "",
+        provisional=bool(row["provisional"]),
     )

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 
 from memory.beliefs.belief import SUPERSEDED
-from memory.facts.rows import SQLFactRows, to_fact
+from memory.facts.rows import REPLACED, SQLFactRows, to_fact
 from memory.index.chroma import ChromaIndex, VectorHit
 from memory.lexical import query_terms
 from memory.protocols import Embedder, Vector
@@ -106,7 +106,14 @@ class FactStore:
         return await self.rows.with_id_prefix(user_id, id_prefix.lower())
 
     async def forget(self, user_id: str, fact_id: str | None = None) -> int:
-        """Forget one fact of the user, or all of them; returns how many."""
+        """Forget one fact of the user, or all of them; returns how many. A provisional fact
+        keeps its id, without its words, until its window's summary (which must not bring it
+        back) is done."""
+        forgotten = await self.rows.with_id_prefix(user_id, fact_id) if fact_id else []
+        if forgotten and forgotten[0].provisional:
+            await self.rows.forget_provisional(user_id, forgotten[0].id)
+            await self._indexes[Origin.SAID].delete(user_id, [forgotten[0].id])
+            return 1
         deleted = await self.rows.delete(user_id, fact_id)
         # "All" drops the user's whole collections, even vectors left by an interrupted write.
         for index in self._indexes.values():
@@ -126,7 +133,27 @@ class FactStore:
                 for fact in gone:
                     await self._unindex(fact)
                 repaired += len(gone)
+        while replaced := await self.rows.unindexed(status=REPLACED):
+            for user_id in dict.fromkeys(f.user_id for f in replaced):
+                await self._drop([f for f in replaced if f.user_id == user_id])
+            repaired += len(replaced)
         return repaired
+
+    async def drop_replaced(self, replaced: Sequence[Fact]) -> None:
+        """Take provisional facts their window's summary replaced out of the index, then out
+        of SQL; what fails here is left to the sweep."""
+        if not replaced:
+            return
+        try:
+            await self._drop(replaced)
+        except Exception:
+            log.warning("%d replaced facts are still in the vector index", len(replaced),
+                        exc_info=True)
+
+    async def _drop(self, replaced: Sequence[Fact]) -> None:
+        user_id = replaced[0].user_id
+        await self._indexes[Origin.SAID].delete(user_id, [f.id for f in replaced])
+        await self.rows.delete_replaced(user_id, [f.id for f in replaced])
 
     async def unindex(self, gone: Sequence[Fact]) -> None:
         """Take facts that left `active` out of the vector index; the sweep retries."""

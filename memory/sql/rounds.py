@@ -173,6 +173,16 @@ class SQLRoundStore:
         async with self._engine.connect() as conn:
             return int((await conn.execute(query)).scalar_one())
 
+    async def unsummarized(self, user_id: str, limit: int = 1000) -> list[Round]:
+        """The user's closed rounds no summary has covered yet, oldest first."""
+        query = (select(rounds).where(
+            (rounds.c.user_id == user_id) & rounds.c.summary_job_id.is_(None)
+            & (rounds.c.status != RoundStatus.PENDING.value))
+            .order_by(rounds.c.id.desc()).limit(limit))
+        async with self._engine.connect() as conn:
+            found = [to_round(row) for row in (await conn.execute(query)).mappings()]
+        return found[::-1]
+
     async def forget_rounds(self, user_id: str) -> int:
         async with self._engine.begin() as conn:
             result = await conn.execute(delete(rounds).where(rounds.c.user_id == user_id))

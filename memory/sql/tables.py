@@ -175,6 +175,9 @@ facts = Table(
     Column("repeats", Integer, nullable=False, server_default="1"),
     Column("checked", Boolean, nullable=False, server_default="1"),
     Column("superseded_by", String(32), nullable=True),
+    # A user's statement kept the moment its round was stored, until the summary of the round's
+    # window replaces it (migration 11). Never a belief: the window's facts are checked.
+    Column("provisional", Boolean, nullable=False, server_default="0"),
     Index("ix_facts_user_status_said", "user_id", "status", "said_at"),
     Index("ix_facts_user_checked", "user_id", "checked"),
     Index("ix_facts_user_subject", "user_id", "subject"),

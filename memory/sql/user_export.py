@@ -8,6 +8,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from memory.facts.rows import FORGOTTEN, REPLACED
 from memory.sql.engine import as_utc, utcnow
 from memory.sql.tables import (
     belief_questions,
@@ -39,7 +40,10 @@ class UserExport:
                 select(topics).where(topics.c.user_id == user_id).order_by(topics.c.created_at)
             )).mappings().all()
             fact_rows = (await conn.execute(
-                select(facts).where(facts.c.user_id == user_id).order_by(facts.c.seq)
+                # Not the provisional facts replaced or forgotten (no words left): no copies.
+                select(facts).where((facts.c.user_id == user_id)
+                                    & facts.c.status.not_in([REPLACED, FORGOTTEN]))
+                .order_by(facts.c.seq)
             )).mappings().all()
             feedback_rows = (await conn.execute(
                 select(feedback).where(feedback.c.user_id == user_id)
@@ -123,6 +127,8 @@ def _fact(row: Any) -> dict[str, Any]:
         "said_at": as_utc(row["said_at"]).isoformat(),
         "from_rounds": [int(i) for i in row["round_ids"].split()],
         "origin": row["origin"],  # said in a chat, or taught on purpose
+        # kept at once from its round, until the summary of the round's window replaces it
+        "provisional": bool(row["provisional"]),
         # active; retracted (said to be wrong); superseded (by superseded_by)
         "status": row["status"],
         "superseded_by": row["superseded_by"],

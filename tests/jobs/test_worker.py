@@ -15,10 +15,11 @@ from sqlalchemy import select
 from bot.app import Companion, open_companion
 from bot.core.inbound import Incoming
 from jobs.queue import FAILED, PENDING, JobQueue, LostClaim
-from jobs.summarize.statements import self_statements, split_sentences
 from jobs.summarize.writes import TopicWrites
 from jobs.worker import BACKGROUND_AT_ONCE
+from memory.days import undated
 from memory.sql.tables import topics as topics_table
+from memory.statements import self_statements, split_sentences
 from memory.types import Exchange, Topic
 from tests.conftest import make_settings
 from tests.fakes.openai_server import Reply, ScriptedLLM
@@ -86,7 +87,7 @@ async def test_extractive_topics_quote_the_user_and_nothing_else(
         await companion.worker.upkeep("ana")
         topics = await companion.topics.list_topics("ana")
     assert llm.chat_requests == []  # no model involved
-    quoted = [split_sentences(t.description.split("said: ", 1)[1]) for t in topics]
+    quoted = [split_sentences(undated(t.description.split("said: ", 1)[1])) for t in topics]
     assert all(sentence in said for sentences in quoted for sentence in sentences)
     for subject, sentences in SUBJECTS.items():
         assert any(set(q) & set(sentences) for q in quoted), f"no topic about {subject}"
@@ -129,7 +130,8 @@ async def test_five_descriptions_merge_into_one_that_memory_then_shows(
         assert len(history) == 5 and {row["merged_into"] for row in history} == {merged.id}
         assert merged.id in [t.id for t in await companion.topics.latest("ana", 5)]
         recall, _ = await companion.prepare("ana", "Do you know my latest hobby?")
-        assert merged in recall.latest  # the newest topic: Relevance does not repeat it
+        # The newest topic, and the one about hobbies: in Relevance, so not in Latest_topics.
+        assert merged in [f.memory for f in recall.relevant] and merged not in recall.latest
         in_prompt = [f.memory.id for f in recall.relevant] + [t.id for t in recall.latest]
         assert not {r["id"] for r in history} & set(in_prompt)
         assert await companion.worker.undo_merge("ana", merged.id) == 5  # an admin's undo
@@ -156,7 +158,9 @@ async def test_paper_example_summaries_then_merge_answer_the_latest_hobby(
         report = await companion.worker.upkeep("ana")
         assert (report.summarized, report.merged, report.failed) == (5, 1, 0)
         recall, messages = await companion.prepare("ana", "Do you know my latest hobby?")
-    [merged] = recall.latest  # the only topic left, the newest: Relevance does not repeat it
+    # The only topic left: in Relevance, so not in Latest_topics.
+    [merged] = [f.memory for f in recall.relevant]
+    assert isinstance(merged, Topic) and not recall.latest
     assert "learned to swim" in merged.description
     assert "has now learned to swim" in messages[0]["content"]
 

@@ -26,6 +26,7 @@ from memory.sql.migrations import (
     m008_message_counts,
     m009_index_model,
     m010_reply_uses,
+    m011_provisional_facts,
 )
 from memory.sql.migrations.frozen import MYSQL, Timestamp, now
 
@@ -40,7 +41,8 @@ MIGRATIONS: tuple[Migration, ...] = tuple(
     Migration(version, module.NAME, module.apply)
     for version, module in enumerate(
         (m001_core, m002_feedback, m003_facts, m004_teaching, m005_beliefs, m006_shared_pool,
-         m007_user_turns, m008_message_counts, m009_index_model, m010_reply_uses),
+         m007_user_turns, m008_message_counts, m009_index_model, m010_reply_uses,
+         m011_provisional_facts),
         start=1,
     )
 )

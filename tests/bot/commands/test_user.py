@@ -64,9 +64,12 @@ async def test_forget_all_clears_rounds_and_topics_of_that_user_only(
         await companion.add_topic(user, "hobbies", "The host plays table tennis.")
         await _chat(companion, user, "I love table tennis")
     answer = await _run(companion, "ana", "/forget all yes")
-    assert answer == ("Forgotten: 1 round, 1 topic, 0 facts, 0 corrections and 0 shared "
+    # The fact: what the message told, kept at once (provisional).
+    assert answer == ("Forgotten: 1 round, 1 topic, 1 fact, 0 corrections and 0 shared "
                       "exchanges. We start afresh.")
     assert await companion.rounds.count_rounds("ana") == 0
+    assert await companion.facts.count("ana") == 0
+    assert await companion.facts.count("ben") == 1
     assert await companion.topics.count("ana") == 0
     assert await companion.search_topics("ana", "table tennis") == []
     assert await companion.rounds.count_rounds("ben") == 1
@@ -219,8 +222,8 @@ async def test_export_and_forget_all_cover_facts(companion: Companion) -> None:
     assert data["facts"] == [{
         "id": data["facts"][0]["id"], "text": "I adopted a cat named Miso.", "said_by": "you",
         "said_at": "2023-05-08T13:56:00+00:00", "from_rounds": [1], "origin": "said",
-        "status": "active", "superseded_by": None, "about": "user", "confidence": 0.8,
-        "times_said": 1}]
+        "provisional": False, "status": "active", "superseded_by": None, "about": "user",
+        "confidence": 0.8, "times_said": 1}]
     assert "baker" not in answer.attachment.content.decode()
     assert "1 fact," in await _run(companion, "ana", "/forget all yes")
     data = json.loads((await companion.commands.run("ana", "/export")).attachment.content)
@@ -252,7 +255,7 @@ async def test_forget_all_says_what_would_go_and_deletes_only_when_confirmed(
     await companion.add_topic("ana", "hobbies", "The host plays table tennis.")
     await _chat(companion, "ana", "I love table tennis")
     asked = await _run(companion, "ana", "/forget all")
-    assert asked == ("This would delete everything I store about you: 1 round, 1 topic, 0 facts, "
+    assert asked == ("This would delete everything I store about you: 1 round, 1 topic, 1 fact, "
                      "0 corrections and 0 shared exchanges, for good (/export saves a copy "
                      "first). To go ahead, send /forget all yes")
     assert await companion.rounds.count_rounds("ana") == 1  # nothing went yet

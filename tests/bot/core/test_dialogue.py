@@ -93,7 +93,7 @@ async def test_relevance_and_latest_topics_reach_the_prompt(
     recall = events[0].recall  # type: ignore[union-attr]
     assert [s.memory.id for s in recall.relevant] == [hobby.id]
     assert recall.relevant[0].similarity > 0.3 and recall.relevant[0].how == "meaning"
-    assert [t.label for t in recall.latest] == ["work", "hobbies"]
+    assert [t.label for t in recall.latest] == ["work"]  # hobbies is in Relevance: not twice
     relevance = llm.last_system_prompt.split("most relevant")[1].split("recently discussed")[0]
     assert "plays table tennis" in relevance
     assert "nurse" not in relevance  # below the similarity floor

@@ -14,10 +14,8 @@ import pytest
 from sqlalchemy import update
 
 from bot.app import Companion, open_companion
-from bot.core.dialogue import Delta, Failed, Finished, Recalled, Refused
-from bot.core.inbound import Incoming
 from memory.sql.tables import feedback
-from memory.types import Recall
+from tests.chatting import say_recalled
 from tests.conftest import make_settings
 from tests.fakes.openai_server import Error, ScriptedLLM
 from tests.fakes.word_reader import misreading_reader
@@ -34,23 +32,6 @@ async def tutor(tmp_path: Path, llm: ScriptedLLM, sql_url: str) -> AsyncIterator
         yield opened
 
 
-async def _say(companion: Companion, text: str, user: str = "ana", *,
-               private: bool = True) -> tuple[Recall | None, str]:
-    recall, said = None, ""
-    incoming = Incoming(user_id=user, text=text, conversation_id="c1", private=private)
-    async for event in companion.dialogue.respond(incoming):
-        match event:
-            case Recalled(found):
-                recall = found
-            case Delta(piece):
-                said += piece
-            case Failed(message) | Refused(message):
-                said += message
-            case Finished():
-                pass
-    return recall, said
-
-
 def _clarifications(llm: ScriptedLLM) -> list[str]:
     return [line for line in llm.last_system_prompt.splitlines()
             if re.match(r"\[\d+\] clarification:", line)]
@@ -63,9 +44,9 @@ def _clarified(llm: ScriptedLLM) -> bool:
 async def test_a_correction_is_stored_acknowledged_and_the_message_answered_again(
     tutor: Companion, llm: ScriptedLLM
 ) -> None:
-    _, first = await _say(tutor, ASKED)
+    _, first = await say_recalled(tutor, ASKED)
     assert "sounds like good" in first
-    recall, said = await _say(tutor, CORRECTION)
+    recall, said = await say_recalled(tutor, CORRECTION)
     assert said.startswith(f'Noted: "{CORRECTION}" (about "{ASKED}")')
     assert "Understanding: you want a synonym of good." in said  # answered again, corrected
     assert llm.chat_requests[-1]["messages"][-1]["content"] == ASKED
@@ -81,8 +62,8 @@ async def test_a_correction_is_stored_acknowledged_and_the_message_answered_agai
 async def test_the_same_and_a_similar_message_carry_the_clarification_and_others_do_not(
     tutor: Companion, llm: ScriptedLLM
 ) -> None:
-    await _say(tutor, ASKED)
-    await _say(tutor, CORRECTION)
+    await say_recalled(tutor, ASKED)
+    await say_recalled(tutor, CORRECTION)
     for message, applies in [
         (ASKED, True),
         ("what word is similar to good", True),
@@ -93,7 +74,7 @@ async def test_the_same_and_a_similar_message_carry_the_clarification_and_others
         ("How was your day?", False),
         ("Is it similar to what we did last week, the trip to the lake with good friends?", False),
     ]:
-        _, said = await _say(tutor, message)
+        _, said = await say_recalled(tutor, message)
         assert _clarified(llm) is applies, message
         assert ("synonym" in said) is applies, message
 
@@ -101,10 +82,10 @@ async def test_the_same_and_a_similar_message_carry_the_clarification_and_others
 async def test_slash_correct_states_a_rule_that_applies_wherever_its_phrase_does(
     tutor: Companion, llm: ScriptedLLM
 ) -> None:
-    await _say(tutor, ASKED)
-    _, said = await _say(tutor, "/correct when I say similar to, I mean a synonym")
+    await say_recalled(tutor, ASKED)
+    _, said = await say_recalled(tutor, "/correct when I say similar to, I mean a synonym")
     assert said.startswith('Noted: "when I say similar to, I mean a synonym"')
-    recall, _ = await _say(tutor, "Give me something similar to happy, and make it short")
+    recall, _ = await say_recalled(tutor, "Give me something similar to happy, and make it short")
     assert recall is not None and [c.how for c in recall.clarifications] == ["your rule"]
     why = (await tutor.commands.run("ana", "/why")).text
     assert "your rule" in why and "I mean a synonym" in why
@@ -113,10 +94,10 @@ async def test_slash_correct_states_a_rule_that_applies_wherever_its_phrase_does
 async def test_correct_with_nothing_to_correct_or_no_text_is_refused_and_stores_nothing(
     tutor: Companion, llm: ScriptedLLM
 ) -> None:
-    _, said = await _say(tutor, "/correct I meant a synonym")
+    _, said = await say_recalled(tutor, "/correct I meant a synonym")
     assert said.startswith("There is nothing to correct yet")
-    await _say(tutor, ASKED)
-    _, said = await _say(tutor, "/correct")
+    await say_recalled(tutor, ASKED)
+    _, said = await say_recalled(tutor, "/correct")
     assert said.startswith("Usage: /correct")
     assert await tutor.rounds.count_rounds("ana") == 1
     assert await tutor.feedback.list_mine("ana") == []
@@ -125,11 +106,11 @@ async def test_correct_with_nothing_to_correct_or_no_text_is_refused_and_stores_
 async def test_a_possible_correction_counts_only_when_the_model_confirms_it(
     tutor: Companion, llm: ScriptedLLM
 ) -> None:
-    await _say(tutor, "Do you like the sea?")
-    _, said = await _say(tutor, "Not that often, to be honest")  # the reader says "no"
+    await say_recalled(tutor, "Do you like the sea?")
+    _, said = await say_recalled(tutor, "Not that often, to be honest")  # the reader says "no"
     assert not said.startswith("Noted")
-    await _say(tutor, ASKED)
-    _, said = await _say(tutor, "No, the other kind of similar")  # the reader says "yes"
+    await say_recalled(tutor, ASKED)
+    _, said = await say_recalled(tutor, "No, the other kind of similar")  # the reader says "yes"
     assert said.startswith('Noted: "No, the other kind of similar"')
     assert [f.feedback for f in await tutor.feedback.list_mine("ana")] == [
         "No, the other kind of similar"]
@@ -141,10 +122,10 @@ async def test_with_the_demo_model_only_unmistakable_corrections_count(
     llm.responder = misreading_reader
     settings = make_settings(tmp_path, llm, feedback={"confirm_with_model": "never"})
     async with open_companion(settings) as companion:
-        await _say(companion, ASKED)
-        _, said = await _say(companion, "No, the other kind of similar")
+        await say_recalled(companion, ASKED)
+        _, said = await say_recalled(companion, "No, the other kind of similar")
         assert not said.startswith("Noted")
-        _, said = await _say(companion, "That's not what I asked: I wanted a synonym")
+        _, said = await say_recalled(companion, "That's not what I asked: I wanted a synonym")
         assert said.startswith("Noted")
         assert not any("Decide whether" in r["messages"][-1]["content"]
                        for r in llm.chat_requests)
@@ -153,20 +134,20 @@ async def test_with_the_demo_model_only_unmistakable_corrections_count(
 async def test_another_users_feedback_is_not_used_until_an_admin_promotes_it(
     tutor: Companion, llm: ScriptedLLM
 ) -> None:
-    await _say(tutor, ASKED, user="telegram:1")
-    await _say(tutor, CORRECTION, user="telegram:1")
-    await _say(tutor, ASKED, user="telegram:2")
+    await say_recalled(tutor, ASKED, user="telegram:1")
+    await say_recalled(tutor, CORRECTION, user="telegram:1")
+    await say_recalled(tutor, ASKED, user="telegram:2")
     assert not _clarified(llm)
     [item] = await tutor.feedback.list_mine("telegram:1")
     refused = await tutor.commands.run("telegram:2", f"/admin promote {item.id[:8]}")
     assert refused.text.startswith("Sorry, /admin commands are only for")
     promoted = await tutor.commands.run("local", f"/admin promote {item.id[:8]}")
     assert promoted.text.startswith("Promoted: it now applies to every user.")
-    recall, said = await _say(tutor, "What word is similar to kind?", user="telegram:2")
+    recall, said = await say_recalled(tutor, "What word is similar to kind?", user="telegram:2")
     assert _clarified(llm) and "synonym of kind" in said
     assert recall is not None and recall.clarifications[0].feedback.user_id == "telegram:1"
     await tutor.commands.run("local", f"/admin demote {item.id[:8]}")
-    await _say(tutor, ASKED, user="telegram:2")
+    await say_recalled(tutor, ASKED, user="telegram:2")
     assert not _clarified(llm)
     assert "telegram:1" in (await tutor.commands.run("local", "/admin feedback")).text
 
@@ -177,21 +158,21 @@ async def test_sharing_on_makes_new_corrections_apply_to_everyone(
     llm.responder = misreading_reader
     settings = make_settings(tmp_path, llm, feedback={"share_with_everyone": True})
     async with open_companion(settings) as companion:
-        await _say(companion, ASKED, user="ana")
-        await _say(companion, CORRECTION, user="ana")
-        await _say(companion, ASKED, user="ben")
+        await say_recalled(companion, ASKED, user="ana")
+        await say_recalled(companion, CORRECTION, user="ana")
+        await say_recalled(companion, ASKED, user="ben")
         assert _clarified(llm)
 
 
 async def test_a_newer_correction_of_the_same_message_supersedes_the_older(
     tutor: Companion, llm: ScriptedLLM
 ) -> None:
-    await _say(tutor, ASKED)
-    await _say(tutor, CORRECTION)
-    await _say(tutor, "Thanks!")
-    await _say(tutor, ASKED)
-    await _say(tutor, "/correct I want an antonym")
-    await _say(tutor, ASKED)
+    await say_recalled(tutor, ASKED)
+    await say_recalled(tutor, CORRECTION)
+    await say_recalled(tutor, "Thanks!")
+    await say_recalled(tutor, ASKED)
+    await say_recalled(tutor, "/correct I want an antonym")
+    await say_recalled(tutor, ASKED)
     [clarification] = _clarifications(llm)
     assert clarification.startswith('[1] clarification: "I want an antonym')
     listed = (await tutor.commands.run("ana", "/feedback")).text
@@ -206,9 +187,9 @@ async def test_a_newer_correction_of_the_same_message_supersedes_the_older(
 async def test_correcting_the_corrected_answer_is_about_the_first_message(
     tutor: Companion, llm: ScriptedLLM
 ) -> None:
-    await _say(tutor, ASKED)
-    await _say(tutor, "No, I meant an antonym")
-    _, said = await _say(tutor, CORRECTION)
+    await say_recalled(tutor, ASKED)
+    await say_recalled(tutor, "No, I meant an antonym")
+    _, said = await say_recalled(tutor, CORRECTION)
     assert said.startswith(f'Noted: "{CORRECTION}" (about "{ASKED}")')
     assert [f.feedback for f in await tutor.feedback.list_mine("ana")] == [CORRECTION]
 
@@ -216,21 +197,21 @@ async def test_correcting_the_corrected_answer_is_about_the_first_message(
 async def test_feedback_forget_removes_one_and_forget_all_removes_every_correction(
     tutor: Companion, llm: ScriptedLLM
 ) -> None:
-    await _say(tutor, ASKED)
-    await _say(tutor, CORRECTION)
-    await _say(tutor, "What is the opposite of cold?")
-    await _say(tutor, "No, I meant a word that sounds the same")
+    await say_recalled(tutor, ASKED)
+    await say_recalled(tutor, CORRECTION)
+    await say_recalled(tutor, "What is the opposite of cold?")
+    await say_recalled(tutor, "No, I meant a word that sounds the same")
     first, second = await tutor.feedback.list_mine("ana")
     answer = await tutor.commands.run("ana", f"/feedback forget {first.id[:8]}")
     assert answer.text.startswith(f"Forgotten: [{first.id[:8]}]")
-    await _say(tutor, ASKED)
+    await say_recalled(tutor, ASKED)
     assert not _clarified(llm)
     assert [f.id for f in await tutor.feedback.list_mine("ana")] == [second.id]
     wrong = await tutor.commands.run("ana", f"/feedback forget {first.id[:8]}")
     assert wrong.text.startswith("There is no feedback with the id")
     answer = await tutor.commands.run("ana", "/forget all yes")
     assert "1 correction and" in answer.text
-    await _say(tutor, "What is the opposite of cold?")
+    await say_recalled(tutor, "What is the opposite of cold?")
     assert not _clarified(llm)
     assert (await tutor.commands.run("ana", "/feedback")).text.startswith("I have no corrections")
 
@@ -238,8 +219,8 @@ async def test_feedback_forget_removes_one_and_forget_all_removes_every_correcti
 async def test_one_user_cannot_forget_another_users_correction(
     tutor: Companion, llm: ScriptedLLM
 ) -> None:
-    await _say(tutor, ASKED, user="ana")
-    await _say(tutor, CORRECTION, user="ana")
+    await say_recalled(tutor, ASKED, user="ana")
+    await say_recalled(tutor, CORRECTION, user="ana")
     [item] = await tutor.feedback.list_mine("ana")
     answer = await tutor.commands.run("ben", f"/feedback forget {item.id[:8]}")
     assert answer.text.startswith("There is no feedback with the id")
@@ -249,13 +230,13 @@ async def test_one_user_cannot_forget_another_users_correction(
 async def test_group_chats_neither_catch_nor_use_corrections(
     tutor: Companion, llm: ScriptedLLM
 ) -> None:
-    await _say(tutor, ASKED)
-    await _say(tutor, CORRECTION)
-    _, said = await _say(tutor, "/correct I wanted a synonym", private=False)
+    await say_recalled(tutor, ASKED)
+    await say_recalled(tutor, CORRECTION)
+    _, said = await say_recalled(tutor, "/correct I wanted a synonym", private=False)
     assert said == "For your privacy, /correct only works in a private chat with me."
-    await _say(tutor, ASKED, private=False)
+    await say_recalled(tutor, ASKED, private=False)
     assert not _clarified(llm)
-    _, said = await _say(tutor, "No, I meant an antonym", private=False)
+    _, said = await say_recalled(tutor, "No, I meant an antonym", private=False)
     assert not said.startswith("Noted")
     assert len(await tutor.feedback.list_mine("ana")) == 1
 
@@ -263,9 +244,9 @@ async def test_group_chats_neither_catch_nor_use_corrections(
 async def test_a_model_outage_while_answering_again_keeps_the_correction(
     tutor: Companion, llm: ScriptedLLM
 ) -> None:
-    await _say(tutor, ASKED)
+    await say_recalled(tutor, ASKED)
     llm.enqueue("yes", Error(503), Error(503), Error(503))
-    _, said = await _say(tutor, "No, I wanted a synonym")
+    _, said = await say_recalled(tutor, "No, I wanted a synonym")
     assert said.startswith('Noted: "No, I wanted a synonym"')
     assert "Your message is saved; please try again." in said
     assert [f.feedback for f in await tutor.feedback.list_mine("ana")] == [
@@ -277,7 +258,7 @@ async def test_a_model_outage_while_answering_again_keeps_the_correction(
 async def test_the_tutor_persona_is_asked_to_state_its_understanding(
     tutor: Companion, llm: ScriptedLLM
 ) -> None:
-    await _say(tutor, "Hello")
+    await say_recalled(tutor, "Hello")
     assert 'begin your reply with one short line' in llm.last_system_prompt
 
 
@@ -300,19 +281,19 @@ async def test_a_capable_model_says_what_the_corrected_message_was_about_when_it
     llm.responder = _reader_naming_no_word
     settings = make_settings(tmp_path, llm, sql_url, chat={"persona": "tutor"})
     async with open_companion(settings) as tutor:
-        await _say(tutor, "What is like quick?")
-        await _say(tutor, "No, I meant a synonym")
+        await say_recalled(tutor, "What is like quick?")
+        await say_recalled(tutor, "No, I meant a synonym")
         [stored] = await tutor.feedback.list_mine("ana")
         assert stored.frame == "what is like"
         asked = [r for r in llm.chat_requests
                  if r["messages"][-1]["content"].startswith("Which words of this message")]
         assert len(asked) == 1 and "Message: What is like quick?" in asked[0]["messages"][-1][
             "content"]
-        recall, said = await _say(tutor, "What is like calm?")  # at once, for another word
+        recall, said = await say_recalled(tutor, "What is like calm?")  # at once, for another word
         assert recall is not None and [c.how for c in recall.clarifications] == [
             "alike in wording"]
         assert said.startswith("Understanding: you want a synonym.")
-        recall, _ = await _say(tutor, "What sounds like calm?")
+        recall, _ = await say_recalled(tutor, "What sounds like calm?")
         assert recall is not None and recall.clarifications == ()
 
 
@@ -322,14 +303,14 @@ async def test_a_correction_the_index_missed_is_found_by_meaning_after_the_sweep
     """A lookup only reads: a correction whose vector was lost (the store was away when it was
     written) stays out of the index until the sweep puts it back, and is then found again by a
     message alike only in meaning."""
-    await _say(tutor, ASKED)
-    await _say(tutor, CORRECTION)
+    await say_recalled(tutor, ASKED)
+    await say_recalled(tutor, CORRECTION)
     [item] = await tutor.feedback.list_mine("ana")
     rows = tutor.feedback._rows  # the record, as a failed index write leaves it
     await tutor.feedback._index.delete("ana", [item.id])
     async with rows._engine.begin() as conn:
         await conn.execute(update(feedback).values(indexed=False))
-    await _say(tutor, ASKED)
+    await say_recalled(tutor, ASKED)
     assert [c.id for c in await rows.unindexed()] == [item.id]  # the read repaired nothing
     report = await tutor.worker.sweep()
     assert report.reindexed >= 1 and await rows.unindexed() == []

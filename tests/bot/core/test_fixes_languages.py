@@ -12,9 +12,7 @@ from typing import Any
 import pytest
 
 from bot.app import Companion, open_companion
-from bot.core.dialogue import Delta, Recalled
-from bot.core.inbound import Incoming
-from memory.types import Recall
+from tests.chatting import say_recalled
 from tests.conftest import make_settings
 from tests.fakes.openai_server import ScriptedLLM
 
@@ -47,24 +45,11 @@ async def tutor(tmp_path: Path, llm: ScriptedLLM, sql_url: str) -> AsyncIterator
         yield opened
 
 
-async def _say(companion: Companion, text: str, user: str = "ana") -> tuple[Recall, str]:
-    recall, said = None, ""
-    incoming = Incoming(user_id=user, text=text, conversation_id="c1", private=True)
-    async for event in companion.dialogue.respond(incoming):
-        match event:
-            case Recalled(found):
-                recall = found
-            case Delta(piece):
-                said += piece
-    assert recall is not None
-    return recall, said
-
-
 async def test_a_hindi_correction_applies_to_the_same_request_about_another_word_only(
     tutor: Companion, llm: ScriptedLLM
 ) -> None:
-    await _say(tutor, ASKED_HINDI)
-    _, said = await _say(tutor, "नहीं, मेरा मतलब पर्यायवाची था।")  # no, I meant a synonym
+    await say_recalled(tutor, ASKED_HINDI)
+    _, said = await say_recalled(tutor, "नहीं, मेरा मतलब पर्यायवाची था।")  # no, I meant a synonym
     assert "अच्छा का पर्यायवाची" in said  # caught without /correct, and answered again
     for message, applies in [
         ("सुंदर जैसा क्या है?", True),  # what is like < beautiful >
@@ -74,7 +59,7 @@ async def test_a_hindi_correction_applies_to_the_same_request_about_another_word
         ("सुंदर का विलोम क्या है?", False),  # what is the antonym of < beautiful >
         ("आज मौसम कैसा है?", False),  # how is the weather today
     ]:
-        recall, said = await _say(tutor, message)
+        recall, said = await say_recalled(tutor, message)
         assert bool(recall.clarifications) is applies, message
         assert ("पर्यायवाची" in said) is applies, message
         assert recall.words_only, message  # MiniLM cannot read Devanagari: words alone chose
@@ -83,14 +68,15 @@ async def test_a_hindi_correction_applies_to_the_same_request_about_another_word
 async def test_a_rule_stated_in_punjabi_applies_wherever_its_phrase_does(
     tutor: Companion, llm: ScriptedLLM
 ) -> None:
-    await _say(tutor, ASKED_PUNJABI)
-    await _say(tutor, "ਜਦੋਂ ਮੈਂ 'ਵਰਗਾ ਕੀ ਹੈ' ਕਹਾਂ, ਮੇਰਾ ਮਤਲਬ ਸਮਾਨਾਰਥੀ ਹੁੰਦਾ ਹੈ।")
+    await say_recalled(tutor, ASKED_PUNJABI)
+    await say_recalled(tutor, "ਜਦੋਂ ਮੈਂ 'ਵਰਗਾ ਕੀ ਹੈ' ਕਹਾਂ, ਮੇਰਾ ਮਤਲਬ ਸਮਾਨਾਰਥੀ ਹੁੰਦਾ ਹੈ।")
     [stored] = await tutor.feedback.list_mine("ana")
     assert stored.rule == "ਵਰਗਾ ਕੀ ਹੈ"
-    recall, said = await _say(tutor, "ਸੋਹਣਾ ਵਰਗਾ ਕੀ ਹੈ, ਦੱਸੋ ਜੀ?")  # what is like < pretty >, tell me
+    # what is like < pretty >, tell me
+    recall, said = await say_recalled(tutor, "ਸੋਹਣਾ ਵਰਗਾ ਕੀ ਹੈ, ਦੱਸੋ ਜੀ?")
     assert [c.how for c in recall.clarifications] == ["your rule"]
     assert "ਸਮਾਨਾਰਥੀ" in said
-    recall, _ = await _say(tutor, "ਸੋਹਣਾ ਵਰਗਾ ਕੀ ਸੁਣਦਾ ਹੈ?")  # what sounds like < pretty >
+    recall, _ = await say_recalled(tutor, "ਸੋਹਣਾ ਵਰਗਾ ਕੀ ਸੁਣਦਾ ਹੈ?")  # what sounds like < pretty >
     assert recall.clarifications == ()
 
 
@@ -101,17 +87,17 @@ async def test_unreadable_messages_get_no_clarification_and_no_topic_chosen_by_v
     # by cosine, this topic would come back for any Hindi message.
     await tutor.topics.add_topic("ana", "खेल", "मुझे क्रिकेट खेलना बहुत पसंद है और मैं रोज़ खेलता हूँ")
     await tutor.topics.add_topic("bo", "खेल", "मुझे फुटबॉल खेलना पसंद है")
-    await _say(tutor, "🤔🤔")
-    await _say(tutor, "/correct No, I meant a synonym")
+    await say_recalled(tutor, "🤔🤔")
+    await say_recalled(tutor, "/correct No, I meant a synonym")
     for message in ["आज मौसम कैसा है?", "🙂🙂🙂", "👍"]:
-        recall, _ = await _say(tutor, message)
+        recall, _ = await say_recalled(tutor, message)
         assert recall.relevant == () and recall.clarifications == (), message
         assert recall.words_only, message
         assert [t.label for t in recall.latest] == ["खेल"]  # the newest topics still come
     why = (await tutor.commands.run("ana", "/why")).text
     assert "Search by meaning: not used" in why
     # An English message is read: the vectors choose again.
-    recall, _ = await _say(tutor, "Tell me about the cricket we talked about")
+    recall, _ = await say_recalled(tutor, "Tell me about the cricket we talked about")
     assert not recall.words_only
 
 
@@ -123,7 +109,8 @@ async def test_with_the_multilingual_embedder_hindi_topics_are_chosen_by_meaning
         await companion.topics.add_topic("ana", "खेल", "मुझे क्रिकेट खेलना बहुत पसंद है और मैं रोज़ खेलता हूँ")
         await companion.topics.add_topic("ana", "परिवार", "मेरी दादी का जन्मदिन कल है")
         await companion.topics.add_topic("bo", "खेल", "मुझे फुटबॉल खेलना पसंद है")
-        recall, _ = await _say(companion, "आज तुम कौन सा खेल खेलना चाहोगे?")  # which game today?
+        # which game today?
+        recall, _ = await say_recalled(companion, "आज तुम कौन सा खेल खेलना चाहोगे?")
         assert not recall.words_only
         # Ana's game first. (Her grandmother may follow: unrelated Hindi texts still score
         # 0.25-0.35 with e5, above the relevance floor; see the README.) Never Bo's.

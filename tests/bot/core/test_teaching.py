@@ -242,7 +242,8 @@ async def test_a_question_that_mentions_remembering_teaches_nothing(
         llm.enqueue("Sure.")
         said, _ = await say(companion, text)
         assert not said.startswith("Noted")
-    assert await companion.facts.count("ana") == 0
+    # Nothing taught ("I remember my first bike" is kept as what it tells, a provisional fact).
+    assert await companion.facts.count("ana", origin=Origin.TAUGHT) == 0
 
 
 async def test_a_message_that_may_be_teaching_is_put_to_a_capable_model(
@@ -256,7 +257,8 @@ async def test_a_message_that_may_be_teaching_is_put_to_a_capable_model(
     llm.enqueue("Welcome to Berlin!")
     said, _ = await say(companion, "Actually, I moved to Berlin in May")
     assert said.startswith('Noted, I\'ll remember: "I moved to Berlin in May."')
-    assert [f.text for f in await companion.facts.newest("ana", 5)] == ["I moved to Berlin in May."]
+    taught = await companion.facts.newest("ana", 5, origin=Origin.TAUGHT)
+    assert [f.text for f in taught] == ["I moved to Berlin in May."]
 
 
 async def _why_of_a_cited_nurse(companion: Companion, llm: ScriptedLLM) -> None:

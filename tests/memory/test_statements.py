@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from jobs.summarize.statements import carries_information, self_statements, suggestions, user_facts
+from memory.statements import carries_information, self_statements, suggestions, user_facts
 
 SMALL_TALK = [
     "Hey Mel! Good to see you! How have you been?",
