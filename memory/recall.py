@@ -142,8 +142,8 @@ class Recaller:
             )
         finally:  # a failed read must not leave the embedding running unwatched
             vector.cancel()
-        return _Found(relevant, not_repeating(latest, relevant), clarifications, examples,
-                      unread)
+        latest = self._relevance.after(relevant, not_repeating(latest, relevant))
+        return _Found(relevant, latest, clarifications, examples, unread)
 
     async def _pool_examples(self, domain: str, text: str,
                              vector: Awaitable[Vector | None]) -> list[PoolEntry]:

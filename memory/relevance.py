@@ -149,6 +149,21 @@ class Relevance:
             used += cost
         return kept
 
+    def after(self, relevant: Sequence[Found], topics: Sequence[Topic]) -> list[Topic]:
+        """Those of `topics` (the latest, newest first) that fit in what `relevant` left of
+        the budget: the two slots share it, and Relevance is filled first. The paper's layout
+        (`mode = "topics"`) keeps them all."""
+        if self.plan.mode == "topics":
+            return list(topics)
+        left = self.plan.tokens - sum(self._cost(found.memory) for found in relevant)
+        kept = []
+        for topic in topics:
+            cost = self._cost(topic)
+            if cost <= left:
+                kept.append(topic)
+                left -= cost
+        return kept
+
     def _cost(self, memory: Relevant) -> int:
         """Tokens of the memory's line; a memory never changes, so each is counted once."""
         key = memory_key(memory)

@@ -129,11 +129,10 @@ class SummaryWork:
                             new_facts: list[Fact], replaced: Replaced | None = None) -> None:
         """Index what a committed job wrote. The job is done whatever happens here: rows that
         could not be indexed stay marked, and the next sweep repairs them."""
-        taken = replaced.taken if replaced else frozenset()
         try:
             await self._topics.index(added)
             await self._topics.unindex(job.user_id, retired)
-            await self._facts.index([f for f in new_facts if f.id not in taken])
+            await self._facts.index(new_facts)
         except (EmbeddingUnavailable, VectorStoreUnavailable) as error:
             log.warning("Memory job %s: indexing left to the next sweep: %s", job.key, error)
         if replaced:
@@ -150,7 +149,7 @@ def replacing(new_facts: Sequence[Fact], kept: Sequence[tuple[Fact, str]],
               rounds: Sequence[Round]) -> tuple[list[Fact], Replaced]:
     """The window's facts, and what they do to the provisional facts of its rounds (`kept`,
     with their status). A fact in the same words from the same round as a provisional one
-    takes its id (and so its vector); one the user retracted or forgot as a provisional fact
+    takes its id; one the user retracted or forgot as a provisional fact
     is not written again; every other provisional fact is replaced."""
     statuses = {fact.id: status for fact, status in kept}
     ids = statement_ids(rounds)

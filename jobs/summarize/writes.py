@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -71,8 +71,8 @@ class TopicWrites:
                 raise StaleWindow(f"the rounds of {job.key} changed while it ran")
             if rows:
                 await conn.execute(insert(topics), rows)
-            indexed = await _replace_provisional(conn, job.user_id, replaced)
-            await self._insert_facts(conn, job, new_facts, indexed)
+            await _replace_provisional(conn, job.user_id, replaced)
+            await self._insert_facts(conn, job, new_facts)
 
     async def commit_facts(self, job: Job, read: Sequence[Round],
                            new_facts: Sequence[Fact]) -> None:
@@ -88,13 +88,10 @@ class TopicWrites:
                 raise StaleWindow(f"the rounds of {job.key} were forgotten while it ran")
             await self._insert_facts(conn, job, new_facts)
 
-    async def _insert_facts(self, conn: Any, job: Job, new_facts: Sequence[Fact],
-                            indexed: Collection[str] = ()) -> None:
-        """`indexed`: ids whose vectors are in the index already (taken over)."""
+    async def _insert_facts(self, conn: Any, job: Job, new_facts: Sequence[Fact]) -> None:
         if new_facts:
-            await conn.execute(insert(facts), [
-                fact_row(f, source_job_id=job.id) | {"indexed": f.id in indexed}
-                for f in new_facts])
+            await conn.execute(insert(facts), [fact_row(f, source_job_id=job.id)
+                                               for f in new_facts])
 
     async def active_topics(self, user_id: str, ids: Sequence[str]) -> list[Topic]:
         query = (
@@ -172,22 +169,15 @@ class TopicWrites:
             return [to_topic(row) for row in (await conn.execute(query)).mappings()]
 
 
-async def _replace_provisional(conn: Any, user_id: str, replaced: Replaced) -> set[str]:
+async def _replace_provisional(conn: Any, user_id: str, replaced: Replaced) -> None:
     """Take the window's provisional facts out: those taken over or forgotten go (the window's
-    fact is written in their place), the rest are marked replaced for their vectors to go.
-    Returns the ids taken over whose vectors are in the index."""
+    fact is written in their place, and indexed once committed), the rest are marked replaced
+    for any vector of theirs to leave the index."""
     mine = facts.c.user_id == user_id
-    taken = list(replaced.taken)
-    indexed = set((await conn.execute(
-        select(facts.c.id).where(mine & facts.c.id.in_(taken) & facts.c.indexed.is_(True)
-                                 & (facts.c.status == ACTIVE))
-    )).scalars()) if taken else set()
-    gone = [*indexed, *(i for i in taken if i not in indexed), *replaced.forgotten]
-    if gone:
+    if gone := [*replaced.taken, *replaced.forgotten]:
         await conn.execute(delete(facts).where(
             mine & facts.c.id.in_(gone) & (facts.c.status.in_([ACTIVE, FORGOTTEN]))))
     if replaced.dropped:
         await conn.execute(update(facts).where(
             mine & facts.c.id.in_([f.id for f in replaced.dropped]) & (facts.c.status == ACTIVE)
         ).values(status=REPLACED, indexed=False))
-    return indexed

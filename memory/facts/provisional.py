@@ -3,26 +3,23 @@
 Facts and topics are made per window of rounds (every 50) and Recency holds the last 20: without
 these, whatever was said 21 to 50 rounds ago would be in no memory at all. Each statement of the
 user worth keeping (`memory.statements.user_facts`: the sentences the offline summary keeps) is
-stored and indexed before its round is closed, so it is found by words and by meaning from the
-next message on, and no summary of its window can start before it is there. The window's summary
-replaces them in the transaction that commits its facts (a fact in the same words from the same
-round takes the provisional one's id and vector; one the user retracted or forgot is not written
-again): a statement is never in two facts at once.
+stored with its vector before its round is closed, so it is found by words and by meaning from
+the next message on, and no summary of its window can start before it is there. Its vector is
+kept in its row, not in the vector index (see `memory.facts.store.FactStore`). The window's
+summary replaces them in the transaction that commits its facts (a fact in the same words from
+the same round takes the provisional one's id, so what `/why` cited stays findable; one the user
+retracted or forgot is not written again): a statement is never in two facts at once.
 """
 
 from __future__ import annotations
 
 import hashlib
-import logging
 import uuid
 from collections.abc import Sequence
 
-from memory.errors import EmbeddingUnavailable, VectorStoreUnavailable
 from memory.facts.store import FactStore
 from memory.statements import user_facts
 from memory.types import Fact, Round, Speaker
-
-log = logging.getLogger(__name__)
 
 
 class ProvisionalFacts:
@@ -33,15 +30,9 @@ class ProvisionalFacts:
         self._facts = facts
 
     async def keep(self, rounds: Sequence[Round]) -> list[Fact]:
-        """Store and index the statements of rounds of one user; returns those new. Rows the
-        index could not take stay marked, and the sweep indexes them."""
-        kept = await self._facts.rows.insert_missing(
+        """Store the statements of rounds of one user, with their vectors; returns those new."""
+        return await self._facts.keep_provisional(
             [fact for round_ in rounds for fact in statements_of(round_)])
-        try:
-            await self._facts.index(kept)
-        except (EmbeddingUnavailable, VectorStoreUnavailable) as error:
-            log.warning("Provisional facts found by words only until the sweep: %s", error)
-        return kept
 
 
 def statements_of(round_: Round) -> list[Fact]:

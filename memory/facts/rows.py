@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
 from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from memory.beliefs.belief import belief_columns
 from memory.facts.search import facts_by_words
+from memory.protocols import Vector
 from memory.sql.engine import as_utc, utcnow
 from memory.sql.retracted import ACTIVE, retract_row
 from memory.sql.tables import belief_questions, facts
@@ -40,19 +43,43 @@ class SQLFactRows:
             async with self._engine.begin() as conn:
                 await conn.execute(insert(facts), [fact_row(fact) for fact in new_facts])
 
-    async def insert_missing(self, new_facts: Sequence[Fact]) -> list[Fact]:
-        """Insert those of the facts (of one user) whose ids are not stored yet; returns them."""
+    async def insert_provisional(self, new_facts: Sequence[Fact],
+                                 vectors: Sequence[Vector] | None) -> list[Fact]:
+        """Insert those of the provisional facts (of one user) whose ids are not stored yet,
+        with their vectors (None: the embedder was down, the sweep embeds them); returns them."""
         if not new_facts:
             return []
         ids = [f.id for f in new_facts]
+        vector_of = dict(zip(ids, vectors, strict=True)) if vectors is not None else {}
         async with self._engine.begin() as conn:
             stored = set((await conn.execute(
                 select(facts.c.id).where((facts.c.user_id == new_facts[0].user_id)
                                          & facts.c.id.in_(ids)))).scalars())
             missing = [f for f in new_facts if f.id not in stored]
             if missing:
-                await conn.execute(insert(facts), [fact_row(fact) for fact in missing])
+                await conn.execute(insert(facts), [
+                    fact_row(fact) | _vector_columns(vector_of.get(fact.id))
+                    for fact in missing])
         return missing
+
+    async def set_vectors(self, user_id: str, vectors: dict[str, Vector]) -> None:
+        """Keep the vectors of provisional facts in their rows (they are searched in SQL)."""
+        async with self._engine.begin() as conn:
+            for fact_id, vector in vectors.items():
+                await conn.execute(
+                    update(facts).where((facts.c.user_id == user_id) & (facts.c.id == fact_id)
+                                        & facts.c.provisional.is_(True))
+                    .values(_vector_columns(vector)))
+
+    async def provisional_with_vectors(self, user_id: str) -> list[tuple[Fact, bytes]]:
+        """The user's active provisional facts with their vectors (float32 bytes), made by the
+        embedding model in use (after a change of model, none until they are embedded again)."""
+        query = select(facts).where(
+            _active_of(user_id) & facts.c.provisional.is_(True) & facts.c.indexed.is_(True)
+            & facts.c.vector.is_not(None))
+        async with self._engine.connect() as conn:
+            rows = (await conn.execute(query)).mappings().all()
+        return [(to_fact(row), base64.b64decode(row["vector"])) for row in rows]
 
     async def provisional_of(self, user_id: str, round_ids: Sequence[int]
                              ) -> list[tuple[Fact, str]]:
@@ -170,6 +197,14 @@ class SQLFactRows:
             await conn.execute(delete(belief_questions).where(asked))
             return int((await conn.execute(delete(facts).where(where))).rowcount)
 
+    async def active_ids(self, user_id: str, fact_ids: Sequence[str]) -> set[str]:
+        """Those of the ids whose facts are active."""
+        if not fact_ids:
+            return set()
+        query = select(facts.c.id).where(_active_of(user_id) & facts.c.id.in_(list(fact_ids)))
+        async with self._engine.connect() as conn:
+            return set((await conn.execute(query)).scalars())
+
     async def mark_indexed(self, user_id: str, fact_ids: Sequence[str]) -> None:
         if fact_ids:
             async with self._engine.begin() as conn:
@@ -214,6 +249,13 @@ def fact_row(fact: Fact, *, source_job_id: int | None = None) -> dict[str, Any]:
         "created_at": utcnow(),
         "provisional": fact.provisional,
     }
+
+
+def _vector_columns(vector: Vector | None) -> dict[str, Any]:
+    if vector is None:
+        return {}
+    packed = base64.b64encode(np.asarray(vector, dtype=np.float32).tobytes()).decode("ascii")
+    return {"vector": packed, "indexed": True}
 
 
 def to_fact(row: Any) -> Fact:

@@ -4,11 +4,15 @@ SQLite, a lexical index of their own: they are few, searched apart, and shown fi
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
+import numpy as np
+
 from memory.beliefs.belief import SUPERSEDED
+from memory.errors import EmbeddingUnavailable
 from memory.facts.rows import REPLACED, SQLFactRows, to_fact
 from memory.index.chroma import ChromaIndex, VectorHit
 from memory.lexical import query_terms
@@ -22,7 +26,13 @@ log = logging.getLogger(__name__)
 
 class FactStore:
     """Facts of each user. Rows are written first (by the memory jobs, in the transaction that
-    finishes a summary), then indexed; a row the index missed is repaired by the sweep."""
+    finishes a summary), then indexed; a row the index missed is repaired by the sweep.
+
+    Provisional facts (`memory.facts.provisional`) keep their vectors in their rows instead: a
+    user has few of them (the rounds no window has summarized yet), one SQL write keeps one,
+    and a write to the vector index costs more than the rest of a turn's memory work. They
+    are searched by meaning in SQL beside the index, and reach the index as their window's
+    facts."""
 
     def __init__(
         self, rows: SQLFactRows, index: ChromaIndex, taught_index: ChromaIndex, embedder: Embedder
@@ -37,19 +47,33 @@ class FactStore:
         await self.index(new_facts)
 
     async def index(self, facts: Sequence[Fact]) -> None:
-        """Put facts of one user into their vector index and record that they are there."""
+        """Put facts of one user into their vector index (a provisional fact's vector into its
+        row) and record that they are there."""
         if not facts:
             return
         user_id = facts[0].user_id
-        vectors = await self._embedder.embed([f.text for f in facts])
+        paired = list(zip(facts, await self._embedder.embed([f.text for f in facts]),
+                          strict=True))
+        await self.rows.set_vectors(user_id, {f.id: v for f, v in paired if f.provisional})
+        await self._upsert(user_id, [(f, v) for f, v in paired if not f.provisional])
+
+    async def _upsert(self, user_id: str, paired: Sequence[tuple[Fact, Vector]]) -> None:
+        """Write the vectors into the index. A fact may leave `active` meanwhile (retracted,
+        forgotten, replaced), and whoever took it out may have cleared the index before the
+        vector went in: so the rows are read after the write, and the vectors of facts no
+        longer active are taken out again."""
         for origin, index in self._indexes.items():
-            chosen = [(f, v) for f, v in zip(facts, vectors, strict=True) if f.origin is origin]
+            chosen = [(f, v) for f, v in paired if f.origin is origin]
             if chosen:
                 await index.upsert(
                     user_id, [f.id for f, _ in chosen], [v for _, v in chosen],
                     [f.text for f, _ in chosen], [_metadata(f) for f, _ in chosen],
                 )
-        await self.rows.mark_indexed(user_id, [f.id for f in facts])
+        active = await self.rows.active_ids(user_id, [f.id for f, _ in paired])
+        for origin, index in self._indexes.items():
+            if gone := [f.id for f, _ in paired if f.origin is origin and f.id not in active]:
+                await index.delete(user_id, gone)
+        await self.rows.mark_indexed(user_id, [f.id for f, _ in paired if f.id in active])
 
     async def by_meaning(
         self, user_id: str, vector: Vector, limit: int, *, taught: bool = False
@@ -57,8 +81,26 @@ class FactStore:
         """The user's facts (found in conversations, or the taught ones) closest in meaning,
         with their cosine similarity."""
         origin = Origin.TAUGHT if taught else Origin.SAID
-        hits = await self._indexes[origin].query(user_id, vector, limit)
-        return [(_from_hit(user_id, hit, origin), hit.score) for hit in hits]
+        if taught:
+            hits = await self._indexes[origin].query(user_id, vector, limit)
+            return [(_from_hit(user_id, hit, origin), hit.score) for hit in hits]
+        hits, provisional = await asyncio.gather(
+            self._indexes[origin].query(user_id, vector, limit),
+            self.rows.provisional_with_vectors(user_id))
+        found = [(_from_hit(user_id, hit, origin), hit.score) for hit in hits]
+        found += _closest(vector, provisional)
+        return sorted(found, key=lambda pair: -pair[1])[:limit]
+
+    async def keep_provisional(self, new_facts: Sequence[Fact]) -> list[Fact]:
+        """Store the provisional facts of one user not stored yet, each with its vector;
+        returns those new. When the embedder is down, they are found by words until the sweep
+        embeds them."""
+        try:
+            vectors = await self._embedder.embed([f.text for f in new_facts]) if new_facts else []
+        except EmbeddingUnavailable as error:
+            log.warning("Provisional facts found by words only until the sweep: %s", error)
+            return await self.rows.insert_provisional(new_facts, None)
+        return await self.rows.insert_provisional(new_facts, vectors)
 
     async def by_words(
         self, user_id: str, text: str, limit: int, *, taught: bool = False
@@ -166,6 +208,18 @@ class FactStore:
     async def _unindex(self, fact: Fact) -> None:
         await self._indexes[fact.origin].delete(fact.user_id, [fact.id])
         await self.rows.mark_indexed(fact.user_id, [fact.id])
+
+
+def _closest(vector: Vector, candidates: Sequence[tuple[Fact, bytes]]
+             ) -> list[tuple[Fact, float]]:
+    """The candidates with the cosine similarity of their vectors to `vector`."""
+    if not candidates:
+        return []
+    matrix = np.stack([np.frombuffer(packed, dtype=np.float32) for _, packed in candidates])
+    query = np.asarray(vector, dtype=np.float32)
+    norms = np.linalg.norm(matrix, axis=1) * max(float(np.linalg.norm(query)), 1e-12)
+    scores = matrix @ query / np.maximum(norms, 1e-12)
+    return [(fact, float(score)) for (fact, _), score in zip(candidates, scores, strict=True)]
 
 
 def _metadata(fact: Fact) -> dict[str, str | float]:

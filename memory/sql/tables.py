@@ -178,9 +178,14 @@ facts = Table(
     # A user's statement kept the moment its round was stored, until the summary of the round's
     # window replaces it (migration 11). Never a belief: the window's facts are checked.
     Column("provisional", Boolean, nullable=False, server_default="0"),
+    # A provisional fact's vector (float32, base64: MySQL drivers mishandle bytes in a batch
+    # insert), searched in SQL until its window is summarized; NULL for every other fact, whose
+    # vector is in the vector index (migration 12).
+    Column("vector", Text, nullable=True),
     Index("ix_facts_user_status_said", "user_id", "status", "said_at"),
     Index("ix_facts_user_checked", "user_id", "checked"),
     Index("ix_facts_user_subject", "user_id", "subject"),
+    Index("ix_facts_user_provisional", "user_id", "provisional"),
     **_MYSQL,
 )
 # MySQL's FULLTEXT matching follows the column's collation: a binary one would make it

@@ -3,6 +3,7 @@ user, and the user filter everywhere."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime
 
 from bot.app.stores import Stores
@@ -54,3 +55,31 @@ async def test_forgetting_facts_removes_them_from_both_indexes(stores: Stores) -
     assert await stores.facts.forget("ana") == 1
     assert await stores.facts.by_meaning("ana", vector, 10) == []
     assert await stores.facts.count("ana") == 0
+
+
+async def test_a_provisional_fact_is_found_by_meaning_from_its_row_and_only_the_users(
+        stores: Stores) -> None:
+    said = replace(_fact(1, "ana", "I moved to Xiamen in 2019."), provisional=True)
+    assert await stores.facts.keep_provisional([said]) == [said]
+    assert await stores.facts.keep_provisional([said]) == []  # kept once
+    await stores.facts.add_facts([_fact(2, "ana", "My brother plays the drums.")])
+    [vector] = await stores.embedder.embed(["Where did I move?"])
+    found = await stores.facts.by_meaning("ana", vector, 10)
+    assert [f.text for f, _ in found] == ["I moved to Xiamen in 2019.",
+                                          "My brother plays the drums."]
+    assert found[0][0].provisional and found[0][1] > found[1][1]
+    assert await stores.facts.by_meaning("ben", vector, 10) == []
+    await stores.facts.retract("ana", said.id)
+    assert [f.text for f, _ in await stores.facts.by_meaning("ana", vector, 10)] == [
+        "My brother plays the drums."]
+
+
+async def test_a_fact_retracted_while_it_was_indexed_stays_out_of_the_index(
+        stores: Stores) -> None:
+    fact = _fact(1, "ana", "I moved to Xiamen in 2019.")
+    await stores.facts.rows.insert([fact])
+    await stores.facts.retract("ana", fact.id)  # clears the index before the vector is in
+    await stores.facts.index([fact])  # the write that was under way lands late
+    [vector] = await stores.embedder.embed(["Where did I move?"])
+    assert await stores.facts.by_meaning("ana", vector, 10) == []
+    assert await stores.facts.rows.unindexed() == []
