@@ -29,7 +29,7 @@ class ChatSettings(_Section):
     recency_rounds: int = Field(20, ge=0, le=200)
     recency_max_chars: int = Field(16_000, ge=200)
     relevance: Literal["budget", "topics"] = "budget"
-    relevance_tokens: int = Field(300, ge=0, le=8000)
+    relevance_tokens: int = Field(600, ge=0, le=8000)
     relevance_topics: int = Field(3, ge=0, le=50)
     relevance_floor: float = Field(0.2, ge=-1.0, le=1.0)
     latest_topics: int = Field(5, ge=0, le=50)

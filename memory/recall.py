@@ -2,10 +2,10 @@
 
 Recency (the user's last rounds, within a character budget), Relevance (topics and facts by
 words and meaning, within a token budget, taught facts first), Latest_topics (those Relevance
-does not already hold), the corrections that apply (clarifications), the shared pool's examples
-for the persona's domain, and, for a private reply, a question about two beliefs that disagree.
-The message is embedded once, and every read filters on the user (the pool's examples are
-shared on purpose, scrubbed).
+does not already hold, in what it left of the budget), the corrections that apply
+(clarifications), the shared pool's examples for the persona's domain, and, for a private
+reply, a question about two beliefs that disagree. The message is embedded once, and every
+read filters on the user (the pool's examples are shared on purpose, scrubbed).
 
 Recency depends on the round being stored; nothing else does. `looking_up` starts the rest at
 once, so a turn finds its memories while its message is written to SQL.

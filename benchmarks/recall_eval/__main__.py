@@ -203,12 +203,12 @@ def both_prompts(default: RelevancePlan, short: bool) -> dict[str, Variant]:
 def what_each_part_adds(default: RelevancePlan, short: bool) -> dict[str, Variant]:
     return {
         **both_prompts(default, short),
-        "the paper's Relevance (3 topics), the paper's prompt": (
+        "the paper's layout (3 topics, 5 Latest_topics), the paper's prompt": (
             replace(default, mode="topics"), False),
         "budget, topics only (no facts)": (replace(default, facts=False), short),
         "budget, facts by meaning only": (replace(default, by_words=False), short),
         **{f"budget of {n} tokens": (replace(default, tokens=n), short)
-           for n in (200, 300, 500, 600)},
+           for n in (300, 450, 800)},
     }
 
 

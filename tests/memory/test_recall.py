@@ -107,6 +107,32 @@ async def test_relevance_latest_topics_and_clarifications_are_the_users_own_only
     assert {memory.user_id for memory in bobs.numbered()} == {"bob"}
 
 
+async def test_latest_topics_get_what_relevance_leaves_of_the_one_budget(
+    stores: Stores, recaller: Recaller
+) -> None:
+    await stores.topics.add_topic("ana", "work", "The host works night shifts as a nurse.")
+    breads = ["sourdough", "rye", "brioche", "focaccia", "baguette", "ciabatta", "pumpernickel"]
+    days = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
+    await stores.facts.add_facts([
+        _fact(n, "ana", f"On {day} I ordered a {bread} loaf from the corner bakery.")
+        for n, (bread, day) in enumerate(zip(breads, days, strict=True), start=1)])
+    asked = "Which loaf did I order from the corner bakery?"
+    plan = stores.relevance.plan
+
+    stores.relevance.plan = replace(plan, tokens=60)  # room for a few facts, no more
+    crowded = await recaller.recall("ana", asked, domain=DOMAIN)
+    assert crowded.relevant and crowded.latest == ()  # the facts that fit used it all
+    assert sum(f.tokens for f in crowded.relevant) <= 60
+
+    stores.relevance.plan = replace(plan, tokens=5_000)  # room for everything
+    roomy = await recaller.recall("ana", asked, domain=DOMAIN)
+    assert [t.label for t in roomy.latest] == ["work"]
+
+    stores.relevance.plan = replace(plan, mode="topics")  # the paper's layout: its own slot
+    paper = await recaller.recall("ana", asked, domain=DOMAIN)
+    assert [t.label for t in paper.latest] == ["work"]
+
+
 async def _a_question(stores: Stores) -> tuple[Fact, Fact]:
     """Two of Ana's beliefs that disagree, to ask her about, as a belief check commits them."""
     paris, lyon = _fact(3, "ana", "I live in Paris."), _fact(4, "ana", "I live in Lyon.")
