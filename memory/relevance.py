@@ -203,10 +203,13 @@ def fuse(
 def not_repeating(latest: Sequence[Topic], relevant: Sequence[Found]) -> list[Topic]:
     """Those of the latest topics that say something Relevance does not already hold."""
     held = {memory_key(found.memory) for found in relevant}
+    candidates = [topic for topic in latest if memory_key(topic) not in held]
+    if not candidates:
+        return []
     wordings = [_Wording.of(_said(found.memory)) for found in relevant]
-    return [topic for topic in latest
-            if memory_key(topic) not in held
-            and not any(_Wording.of(_said(topic)).repeats(other) for other in wordings)]
+    return [topic for topic, wording in zip(candidates, map(_Wording.of, map(_said, candidates)),
+                                            strict=True)
+            if not any(wording.repeats(other) for other in wordings)]
 
 
 def _said(memory: Relevant) -> str:

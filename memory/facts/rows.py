@@ -64,6 +64,8 @@ class SQLFactRows:
 
     async def set_vectors(self, user_id: str, vectors: dict[str, Vector]) -> None:
         """Keep the vectors of provisional facts in their rows (they are searched in SQL)."""
+        if not vectors:
+            return
         async with self._engine.begin() as conn:
             for fact_id, vector in vectors.items():
                 await conn.execute(

@@ -185,7 +185,7 @@ facts = Table(
     Index("ix_facts_user_status_said", "user_id", "status", "said_at"),
     Index("ix_facts_user_checked", "user_id", "checked"),
     Index("ix_facts_user_subject", "user_id", "subject"),
-    Index("ix_facts_user_provisional", "user_id", "provisional"),
+    Index("ix_facts_user_provisional", "user_id", "provisional", "status"),
     **_MYSQL,
 )
 # MySQL's FULLTEXT matching follows the column's collation: a binary one would make it

@@ -13,5 +13,7 @@ NAME = "provisional facts keep their vectors in their rows"
 
 def apply(conn: Connection) -> None:
     add_missing_columns(conn, "facts", {"vector": "TEXT NULL"})
-    # A turn reads a user's provisional facts: without this it reads all their facts.
-    add_missing_indexes(conn, "facts", {"ix_facts_user_provisional": "user_id, provisional"})
+    # A turn reads a user's active provisional facts: without this, SQLite reads all the user's
+    # active facts to find them.
+    add_missing_indexes(conn, "facts",
+                        {"ix_facts_user_provisional": "user_id, provisional, status"})

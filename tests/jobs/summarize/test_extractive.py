@@ -1,6 +1,9 @@
-"""Extractive merging: the newest view kept, the history summarized, nothing made up."""
+"""Extractive topics: each sentence dated by its day; merging keeps the newest view, summarizes
+the history and makes nothing up."""
 
 from __future__ import annotations
+
+from datetime import UTC, datetime
 
 import pytest
 
@@ -8,6 +11,7 @@ from jobs.summarize.drafts import Voices
 from jobs.summarize.extractive import ExtractiveSummarizer
 from memory.embeddings.onnx_minilm import OnnxMiniLM
 from memory.embeddings.packaged import minilm_model_file, minilm_tokenizer_file
+from memory.types import Round, RoundStatus
 
 PAPER_DESCRIPTIONS = [  # the five hobby descriptions of the paper, as a model writes them
     "The host and I talked about hobbies, and he said he developed an interest in table tennis "
@@ -46,3 +50,20 @@ async def test_merge_keeps_the_latest_view_in_time_order(
     assert parts == sorted(parts, key=said.index)  # told in the order it happened
     sources = " ".join(PAPER_DESCRIPTIONS).lower()
     assert all(sentence.lower() in sources for sentence in said.split(". ") if sentence)
+
+
+async def test_each_topic_sentence_carries_the_day_it_was_said(
+    summarizer: ExtractiveSummarizer,
+) -> None:
+    said = [(datetime(2023, 5, 8, 13, tzinfo=UTC), "I adopted a grey cat called Miso."),
+            (datetime(2023, 5, 20, 9, tzinfo=UTC), "Miso the cat sleeps on my keyboard."),
+            (datetime(2023, 6, 2, 18, tzinfo=UTC), "I joined a table tennis club downtown.")]
+    rounds = [Round(i, "ana", "ana", "companion", text, "ok", RoundStatus.ANSWERED, when)
+              for i, (when, text) in enumerate(said, start=1)]
+    topics = await summarizer.summarize(rounds, Voices())
+    text = " ".join(t.description for t in topics)
+    assert "(8 May 2023) I adopted a grey cat called Miso." in text
+    assert "(20 May 2023) Miso the cat sleeps on my keyboard." in text
+    assert "(2 June 2023) I joined a table tennis club downtown." in text
+    [cat] = [t for t in topics if "Miso" in t.description]
+    assert (cat.said_from, cat.said_until) == (said[0][0], said[1][0])  # the days it spans
