@@ -24,7 +24,7 @@ from memory.errors import EmbeddingUnavailable
 from memory.feedback.store import FeedbackMemory
 from memory.pool.examples import PoolExamples
 from memory.protocols import Embedder, RoundStore, TopicStore, Vector
-from memory.relevance import Relevance, not_repeating
+from memory.relevance import Relevance
 from memory.types import Fact, Found, PoolEntry, Recall, Round, ScoredFeedback, Topic
 
 log = logging.getLogger(__name__)
@@ -142,7 +142,7 @@ class Recaller:
             )
         finally:  # a failed read must not leave the embedding running unwatched
             vector.cancel()
-        latest = self._relevance.after(relevant, not_repeating(latest, relevant))
+        latest = self._relevance.after(relevant, latest)
         return _Found(relevant, latest, clarifications, examples, unread)
 
     async def _pool_examples(self, domain: str, text: str,

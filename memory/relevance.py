@@ -33,7 +33,7 @@ TOPIC_CANDIDATES = 4
 TAUGHT = 5  # taught facts retrieved per message, as TeachMe's r
 NEAR_DUPLICATE = 0.8  # share of words two memories have in common (Jaccard) to count as one
 SHORTEST_LINE = 12  # tokens of the shortest memory line: below this, the budget is spent
-MAX_COUNTED = 50_000  # token counts kept (a memory never changes, nor does its count)
+MAX_COUNTED = 50_000  # token counts and wordings kept (a memory never changes, nor do they)
 _TOPIC_HEAD = re.compile(r"^[^:]*?talked about [^:]*?\bsaid\b(?: that)?:?\s*", re.IGNORECASE)
 
 Relevant = Topic | Fact  # what the Relevance slot holds
@@ -70,6 +70,7 @@ class Relevance:
         self._line = line
         self.plan = plan
         self._costs: dict[str, int] = {}
+        self._wordings: dict[str, _Wording] = {}
 
     @property
     def enabled(self) -> bool:
@@ -144,7 +145,7 @@ class Relevance:
             cost = self._cost(found.memory)
             if used + cost > self.plan.tokens:
                 continue
-            wording = _Wording.of(_said(found.memory))
+            wording = self._wording(found.memory)
             if not wording.words or any(wording.repeats(other) for other in seen):
                 continue
             kept.append(replace(found, tokens=cost))
@@ -153,19 +154,34 @@ class Relevance:
         return kept
 
     def after(self, relevant: Sequence[Found], topics: Sequence[Topic]) -> list[Topic]:
-        """Those of `topics` (the latest, newest first) that fit in what `relevant` left of
-        the budget: the two slots share it, and Relevance is filled first. The paper's layout
-        (`mode = "topics"`) keeps them all."""
+        """Latest_topics: those of `topics` (the latest, newest first) that say something
+        `relevant` does not already hold and fit in what it left of the budget (the two slots
+        share it, Relevance first). The paper's layout (`mode = "topics"`) gives them their own
+        slot."""
+        held = {memory_key(found.memory) for found in relevant}
+        wordings = [self._wording(found.memory) for found in relevant]
+        fresh = [topic for topic in topics if memory_key(topic) not in held
+                 and not any(self._wording(topic).repeats(other) for other in wordings)]
         if self.plan.mode == "topics":
-            return list(topics)
+            return fresh
         left = self.plan.tokens - sum(self._cost(found.memory) for found in relevant)
         kept = []
-        for topic in topics:
+        for topic in fresh:
             cost = self._cost(topic)
             if cost <= left:
                 kept.append(topic)
                 left -= cost
         return kept
+
+    def _wording(self, memory: Relevant) -> _Wording:
+        """What the memory says, as words; each memory's is found once."""
+        key = memory_key(memory)
+        wording = self._wordings.get(key)
+        if wording is None:
+            if len(self._wordings) >= MAX_COUNTED:
+                self._wordings.clear()
+            wording = self._wordings[key] = _Wording.of(_said(memory))
+        return wording
 
     def _cost(self, memory: Relevant) -> int:
         """Tokens of the memory's line; a memory never changes, so each is counted once."""
@@ -198,18 +214,6 @@ def fuse(
     order = sorted(scores, key=lambda k: (-scores[k], -similarity.get(k, -1.0)))
     return [Found(memories[k], scores[k], similarity=similarity.get(k), words=words.get(k))
             for k in order]
-
-
-def not_repeating(latest: Sequence[Topic], relevant: Sequence[Found]) -> list[Topic]:
-    """Those of the latest topics that say something Relevance does not already hold."""
-    held = {memory_key(found.memory) for found in relevant}
-    candidates = [topic for topic in latest if memory_key(topic) not in held]
-    if not candidates:
-        return []
-    wordings = [_Wording.of(_said(found.memory)) for found in relevant]
-    return [topic for topic, wording in zip(candidates, map(_Wording.of, map(_said, candidates)),
-                                            strict=True)
-            if not any(wording.repeats(other) for other in wordings)]
 
 
 def _said(memory: Relevant) -> str:
