@@ -237,9 +237,13 @@ class _Wording:
     def repeats(self, other: _Wording) -> bool:
         """Whether this says nothing that `other` does not: it is quoted in it, or they share
         almost all their words."""
-        shared = len(self.words & other.words)
-        return self.spaced in other.spaced or shared >= NEAR_DUPLICATE * len(
-            self.words | other.words)
+        if self.spaced in other.spaced:
+            return True
+        # Sets this far apart in size cannot share that much (checked first: it is cheap).
+        mine, theirs = len(self.words), len(other.words)
+        if mine < NEAR_DUPLICATE * theirs or theirs < NEAR_DUPLICATE * mine:
+            return False
+        return len(self.words & other.words) >= NEAR_DUPLICATE * len(self.words | other.words)
 
 
 async def _nothing() -> list[tuple[Fact, float]]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
 
@@ -18,6 +19,7 @@ from memory.sql.retracted import ACTIVE, retract_row
 from memory.sql.tables import belief_questions, facts
 from memory.types import Fact, Origin, Speaker
 
+PROVISIONAL_KEPT = 20_000  # provisional facts whose rows and vectors one process keeps
 MAX_ROUND_IDS = 12  # what the provenance column holds
 # A provisional fact its window's summary replaced: out of every search, its vector still to
 # be taken out of the index (then the row goes).
@@ -32,6 +34,8 @@ class SQLFactRows:
 
     def __init__(self, engine: AsyncEngine) -> None:
         self._engine = engine
+        # Provisional facts by id, with their vectors made unit length (see provisional_closest).
+        self._provisional: OrderedDict[str, tuple[Fact, np.ndarray]] = OrderedDict()
 
     @property
     def engine(self) -> AsyncEngine:
@@ -73,15 +77,36 @@ class SQLFactRows:
                                         & facts.c.provisional.is_(True))
                     .values(_vector_columns(vector)))
 
-    async def provisional_with_vectors(self, user_id: str) -> list[tuple[Fact, bytes]]:
-        """The user's active provisional facts with their vectors (float32 bytes), made by the
-        embedding model in use (after a change of model, none until they are embedded again)."""
-        query = select(facts).where(
-            _active_of(user_id) & facts.c.provisional.is_(True) & facts.c.indexed.is_(True)
-            & facts.c.vector.is_not(None))
+    async def provisional_closest(self, user_id: str, vector: Vector, limit: int
+                                  ) -> list[tuple[Fact, float]]:
+        """The user's active provisional facts closest in meaning to `vector`, at most `limit`,
+        with their cosine similarity; only those embedded by the model in use (after a change
+        of model, none until they are embedded again). A user has a window's worth or more of
+        them, read on every turn: only their ids are read each time, and each one's row and
+        vector once (a provisional fact's words and vector never change while it is active)."""
+        mine = (_active_of(user_id) & facts.c.provisional.is_(True) & facts.c.indexed.is_(True)
+                & facts.c.vector.is_not(None))
         async with self._engine.connect() as conn:
-            rows = (await conn.execute(query)).mappings().all()
-        return [(to_fact(row), base64.b64decode(row["vector"])) for row in rows]
+            ids = list((await conn.execute(select(facts.c.id).where(mine))).scalars())
+            if missing := [i for i in ids if i not in self._provisional]:
+                rows = (await conn.execute(select(facts).where(
+                    mine & facts.c.id.in_(missing)))).mappings().all()
+                for row in rows:
+                    self._remember(to_fact(row), base64.b64decode(row["vector"]))
+        held = [self._provisional[i] for i in ids if i in self._provisional]
+        if not held:
+            return []
+        matrix = np.stack([unit for _, unit in held])
+        scores = matrix @ (np.asarray(vector, dtype=np.float32)
+                           / max(float(np.linalg.norm(vector)), 1e-12))
+        best = np.argsort(-scores)[:limit]
+        return [(held[i][0], float(scores[i])) for i in best]
+
+    def _remember(self, fact: Fact, packed: bytes) -> None:
+        vector = np.frombuffer(packed, dtype=np.float32)
+        self._provisional[fact.id] = (fact, vector / max(float(np.linalg.norm(vector)), 1e-12))
+        while len(self._provisional) > PROVISIONAL_KEPT:
+            self._provisional.popitem(last=False)
 
     async def provisional_of(self, user_id: str, round_ids: Sequence[int]
                              ) -> list[tuple[Fact, str]]:

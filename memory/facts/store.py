@@ -9,8 +9,6 @@ import logging
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
-import numpy as np
-
 from memory.beliefs.belief import SUPERSEDED
 from memory.errors import EmbeddingUnavailable
 from memory.facts.rows import REPLACED, SQLFactRows, to_fact
@@ -86,10 +84,9 @@ class FactStore:
             return [(_from_hit(user_id, hit, origin), hit.score) for hit in hits]
         hits, provisional = await asyncio.gather(
             self._indexes[origin].query(user_id, vector, limit),
-            self.rows.provisional_with_vectors(user_id))
+            self.rows.provisional_closest(user_id, vector, limit))
         found = [(_from_hit(user_id, hit, origin), hit.score) for hit in hits]
-        found += _closest(vector, provisional)
-        return sorted(found, key=lambda pair: -pair[1])[:limit]
+        return sorted(found + provisional, key=lambda pair: -pair[1])[:limit]
 
     async def keep_provisional(self, new_facts: Sequence[Fact]) -> list[Fact]:
         """Store the provisional facts of one user not stored yet, each with its vector;
@@ -208,18 +205,6 @@ class FactStore:
     async def _unindex(self, fact: Fact) -> None:
         await self._indexes[fact.origin].delete(fact.user_id, [fact.id])
         await self.rows.mark_indexed(fact.user_id, [fact.id])
-
-
-def _closest(vector: Vector, candidates: Sequence[tuple[Fact, bytes]]
-             ) -> list[tuple[Fact, float]]:
-    """The candidates with the cosine similarity of their vectors to `vector`."""
-    if not candidates:
-        return []
-    matrix = np.stack([np.frombuffer(packed, dtype=np.float32) for _, packed in candidates])
-    query = np.asarray(vector, dtype=np.float32)
-    norms = np.linalg.norm(matrix, axis=1) * max(float(np.linalg.norm(query)), 1e-12)
-    scores = matrix @ query / np.maximum(norms, 1e-12)
-    return [(fact, float(score)) for (fact, _), score in zip(candidates, scores, strict=True)]
 
 
 def _metadata(fact: Fact) -> dict[str, str | float]:
