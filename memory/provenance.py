@@ -51,7 +51,8 @@ def used_record(recall: Recall, asked: str, cited: Sequence[int]) -> str:
         "recent": len(recall.recent),
         "relevant": [{"kind": "topic" if isinstance(f.memory, Topic) else "fact",
                       "id": f.memory.id, "score": f.score, "similarity": f.similarity,
-                      "words": f.words, "tokens": f.tokens} for f in recall.relevant],
+                      "words": f.words, "tokens": f.tokens, "newest_on": f.newest_on,
+                      "earlier": f.earlier} for f in recall.relevant],
         "latest": [topic.id for topic in recall.latest],
         "clarifications": [{"id": c.feedback.id, "score": c.score, "how": c.how}
                            for c in recall.clarifications],
@@ -126,7 +127,8 @@ class ReplyUses:
         recall = Recall(
             recent=tuple(recent),
             relevant=tuple(Found(topic(r["id"]) if r["kind"] == "topic" else fact(r["id"]),
-                                 r["score"], r["similarity"], r["words"], r["tokens"])
+                                 r["score"], r["similarity"], r["words"], r["tokens"],
+                                 r.get("newest_on"), bool(r.get("earlier")))
                            for r in relevant),
             latest=tuple(topic(topic_id) for topic_id in record["latest"]),
             clarifications=tuple(

@@ -20,17 +20,21 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
+from memory.beliefs.subjects import Subjects
 from memory.days import undated
 from memory.facts.store import FactStore
 from memory.protocols import TopicStore, Vector
 from memory.tokens import TokenCounter
-from memory.types import Fact, Found, Topic, memory_key
+from memory.types import Fact, Found, Speaker, Topic, memory_key
 from memory.words import words
 
 RRF_K = 60
 FACT_CANDIDATES = 16  # per search: more than the default budget holds (same recall as 30)
 TOPIC_CANDIDATES = 4
 TAUGHT = 5  # taught facts retrieved per message, as TeachMe's r
+SUBJECTS_LOOKED_UP = 4  # subjects whose newest statement is read: the message's, the facts'
+MESSAGE_SUBJECTS = 2  # subjects a message may be about
+MESSAGE_FLOOR = 0.3  # the cosine a message needs with a subject's sentence (a question is far)
 NEAR_DUPLICATE = 0.8  # share of words two memories have in common (Jaccard) to count as one
 SHORTEST_LINE = 12  # tokens of the shortest memory line: below this, the budget is spent
 MAX_COUNTED = 50_000  # token counts and wordings kept (a memory never changes, nor do they)
@@ -62,13 +66,17 @@ class Relevance:
         counter: TokenCounter,
         line: Callable[[Relevant], str],
         plan: RelevancePlan,
+        subjects: Subjects | None = None,
     ) -> None:
-        """`line` renders a memory as the prompt shows it: that is what the budget counts."""
+        """`line` renders a memory as the prompt shows it: that is what the budget counts.
+        `subjects`: finds what a message is about, to bring the newest statement on it (None:
+        the searches alone choose)."""
         self._topics = topics
         self._facts = facts
         self._counter = counter
         self._line = line
         self.plan = plan
+        self._subjects = subjects
         self._costs: dict[str, int] = {}
         self._wordings: dict[str, _Wording] = {}
 
@@ -89,7 +97,33 @@ class Relevance:
         taught, by_words, by_meaning = await asyncio.gather(
             self._taught(user_id, text, vector), self._by_words(user_id, text),
             self._by_meaning(user_id, vector))
-        return self._fill(taught + fuse(by_meaning, by_words))
+        ranked = taught + fuse(by_meaning, by_words)
+        return await self._newest_on_subjects(user_id, ranked, await vector)
+
+    async def _newest_on_subjects(self, user_id: str, ranked: list[Found],
+                                  vector: Vector | None) -> list[Found]:
+        """The budget filled with the best of `ranked`, and with the user's newest statement on
+        the subject the message is about and on those of the facts taken; what the user said
+        before it on its subject is marked as earlier. Newer words win even where the searches
+        did not find them ("we're in Vienna now" for "which city am I in?")."""
+        kept = self._fill(ranked)
+        if self._subjects is None or not self.plan.facts:
+            return kept
+        await self._subjects.load()
+        asked = (self._subjects.closest(vector, MESSAGE_SUBJECTS, MESSAGE_FLOOR)
+                 if vector is not None else [])
+        own = [f.memory.id for f in kept
+               if isinstance(f.memory, Fact) and f.memory.speaker is Speaker.USER]
+        subject_of, newest = await self._facts.rows.newest_on(
+            user_id, own, asked, limit=SUBJECTS_LOOKED_UP)
+        held = {memory_key(found.memory) for found in kept}
+        brought = [Found(fact, 0.0, newest_on=subject) for subject, fact in newest.items()
+                   if memory_key(fact) not in held]
+        if brought:
+            kept = self._fill(brought + ranked)
+        shown = {fact.id for fact in newest.values()} & {
+            found.memory.id for found in kept if isinstance(found.memory, Fact)}
+        return [_as_earlier(found, subject_of, newest, shown) for found in kept]
 
     async def _taught(
         self, user_id: str, text: str, pending: Awaitable[Vector | None]
@@ -192,6 +226,19 @@ class Relevance:
                 self._costs.clear()
             cost = self._costs[key] = self._counter.count(self._line(memory))
         return cost
+
+
+def _as_earlier(found: Found, subject_of: dict[str, str], newest: dict[str, Fact],
+                shown: set[str]) -> Found:
+    """`found`, marked as earlier when it is the user's and a newer statement of theirs on its
+    subject is shown too."""
+    memory = found.memory
+    if not isinstance(memory, Fact) or memory.speaker is not Speaker.USER:
+        return found
+    latest = newest.get(subject_of.get(memory.id) or found.newest_on or "")
+    if latest is None or latest.id == memory.id or latest.id not in shown:
+        return found
+    return replace(found, earlier=latest.said_at >= memory.said_at)
 
 
 def fuse(

@@ -81,6 +81,9 @@ class Fact:
     inferred: bool = False  # a model's wording of what was said, not the speaker's own words
     # Kept the moment its round was stored, until the summary of the round's window replaces it.
     provisional: bool = False
+    # The single-valued subject of the speaker's life it says something about ("home", "work"; see
+    # memory.beliefs.subjects), None when none or not known yet.
+    subject: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,12 +101,21 @@ class Found:
     similarity: float | None = None
     words: float | None = None
     tokens: int = 0
+    # Brought in as the user's newest statement on a subject of the message or of a memory
+    # found (see memory.beliefs.subjects), even if neither search found it.
+    newest_on: str | None = None
+    # A newer statement on the same subject is in the prompt too: this one is shown as earlier.
+    earlier: bool = False
 
     @property
     def how(self) -> str:
         if self.similarity is not None and self.words is not None:
             return "words and meaning"
-        return "words" if self.words is not None else "meaning"
+        if self.words is not None:
+            return "words"
+        if self.similarity is None and self.newest_on is not None:
+            return f"the newest on {self.newest_on}"
+        return "meaning"
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,6 +206,10 @@ class Recall:
         then clarifications, then the beliefs to check. A reply cites them by these numbers."""
         return (*(f.memory for f in self.relevant), *self.latest,
                 *(c.feedback for c in self.clarifications), *self.to_check)
+
+    def earlier(self) -> frozenset[str]:
+        """The memories (`memory_key`) shown as earlier: a newer one on their subject is shown."""
+        return frozenset(memory_key(f.memory) for f in self.relevant if f.earlier)
 
     @classmethod
     def empty(cls) -> Recall:

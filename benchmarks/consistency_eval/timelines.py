@@ -37,7 +37,8 @@ class Timeline:
 
 
 def timelines(name: str) -> list[Timeline]:
-    """The timelines of a set: "consistency_development" or "consistency_heldout"."""
+    """The timelines of a set: "consistency_development", "consistency_heldout" or
+    "consistency_independent"."""
     return [_timeline(record) for record in read_set(name).records]
 
 

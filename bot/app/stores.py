@@ -19,6 +19,7 @@ from bot.core.prompt import memory_line
 from bot.errors import ConfigError
 from bot.settings import Settings
 from memory.beliefs.rows import SQLBeliefRows
+from memory.beliefs.subjects import Subjects
 from memory.embeddings.packaged import minilm_tokenizer_file
 from memory.facts.rows import SQLFactRows
 from memory.facts.store import FactStore
@@ -63,6 +64,7 @@ class Stores:
     retrievers: SQLRetrieverRows
     uses: ReplyUses
     relevance: Relevance
+    subjects: Subjects  # what a statement or a message is about, by meaning
     switched: bool  # the embedding model changed since the indexes were built
 
     @property
@@ -85,8 +87,9 @@ async def open_stores(settings: Settings, stack: AsyncExitStack,
     names = IndexNames.of(settings.vector.collection, embedder.name)
     switched = await adopt_embedder(engine, client, settings.vector.collection, embedder.name)
     topics = IndexedTopicStore(SQLTopicRows(engine), ChromaIndex(client, names.topics), embedder)
+    subjects = Subjects(embedder)
     facts = FactStore(SQLFactRows(engine), ChromaIndex(client, names.facts),
-                      ChromaIndex(client, names.taught), embedder)
+                      ChromaIndex(client, names.taught), embedder, subjects)
     rounds = SQLRoundStore(engine)
     return Stores(
         engine=engine, embedder=embedder, rounds=rounds, profiles=SQLProfileStore(engine),
@@ -99,7 +102,8 @@ async def open_stores(settings: Settings, stack: AsyncExitStack,
         retrievers=SQLRetrieverRows(engine),
         uses=ReplyUses(rounds, SQLTopicRows(engine), SQLFactRows(engine),
                        SQLFeedbackRows(engine), SQLPoolRows(engine)),
-        relevance=await _relevance(settings, topics, facts),
+        relevance=await _relevance(settings, topics, facts, subjects),
+        subjects=subjects,
         switched=switched,
     )
 
@@ -126,14 +130,14 @@ def build_recaller(settings: Settings, stores: Stores, examples: PoolExamples | 
             short_prompt=short_prompt))
 
 
-async def _relevance(settings: Settings, topics: IndexedTopicStore, facts: FactStore
-                     ) -> Relevance:
+async def _relevance(settings: Settings, topics: IndexedTopicStore, facts: FactStore,
+                     subjects: Subjects) -> Relevance:
     chat = settings.chat
     counter = await asyncio.to_thread(WordPieceCounter, minilm_tokenizer_file())
     plan = RelevancePlan(mode=chat.relevance, tokens=chat.relevance_tokens,
                          topics=chat.relevance_topics, floor=chat.relevance_floor)
     line = functools.partial(memory_line, user_name=chat.user_name)
-    return Relevance(topics, facts, counter, line, plan)
+    return Relevance(topics, facts, counter, line, plan, subjects)
 
 
 def _feedback_memory(settings: Settings, engine: AsyncEngine, index: ChromaIndex,

@@ -27,6 +27,7 @@ from jobs.summarize.work import SummaryWork
 from jobs.summarize.writes import TopicWrites
 from jobs.worker import Cadence, MemoryWorker
 from memory.beliefs.belief import BeliefSettings
+from memory.beliefs.values import ValueReader
 from memory.protocols import ChatModel, Embedder
 from personas.loader import Persona, Rubric
 
@@ -75,7 +76,8 @@ def build_worker(settings: Settings, stores: Stores, model: ChatModel,
     embedder = stores.embedder
     beliefs = BeliefChecker(stores.beliefs, stores.facts, embedder, build_judge(settings, model),
                             BeliefSettings(margin=settings.beliefs.margin,
-                                           flipped_confidence=settings.beliefs.flipped_confidence))
+                                           flipped_confidence=settings.beliefs.flipped_confidence),
+                            stores.subjects)
     summaries = SummaryWork(
         queue=queue,
         writes=TopicWrites(stores.engine, queue),
@@ -103,7 +105,7 @@ def build_judge(settings: Settings, model: ChatModel) -> Judge:
     """`auto` asks the model only when it is not the bundled demo model (too small to judge)."""
     mode = settings.beliefs.judge
     if mode == "heuristic" or (mode == "auto" and settings.llm.is_demo):
-        return HeuristicJudge()
+        return HeuristicJudge(ValueReader())
     return ModelJudge(model, timeout_seconds=settings.beliefs.judge_timeout_seconds,
                       user_name=settings.chat.user_name)
 

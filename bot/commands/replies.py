@@ -79,7 +79,8 @@ def found_line(found: Found) -> str:
         what, when, text = "fact (you taught me)", memory.said_at, memory.text
     else:
         who = "you" if memory.speaker is Speaker.USER else "I"
-        what, when, text = f"fact ({who})", memory.said_at, memory.text
+        shown = ", shown as earlier: you said something newer on it" if found.earlier else ""
+        what, when, text = f"fact ({who}{shown})", memory.said_at, memory.text
     return (f"[{short_id(memory.id)}] {what}, {day(when)}, by {found.how} "
             f"({', '.join(scores)}): "
             f"{_clip(text, 100)}")

@@ -54,7 +54,7 @@ DEMO_PROMPT = PromptStyle(build_demo_messages, short=True)
 def demo_system(persona: Persona, recall: Recall, user_name: str = "host") -> str:
     """The role prompt's first sentence, the length rule, and the memories found, one a line."""
     lines = [f"{first_sentence(persona.role_prompt)} {LENGTH_RULE}"]
-    memories = [_memory(found.memory, user_name) for found in recall.relevant]
+    memories = [_memory(found.memory, user_name, found.earlier) for found in recall.relevant]
     if memories:
         lines.append(f"What you remember about the {user_name}:")
         lines += memories
@@ -78,10 +78,13 @@ def first_sentence(text: str) -> str:
     return _SENTENCE_END.split(text.strip(), maxsplit=1)[0]
 
 
-def _memory(memory: Topic | Fact, user_name: str) -> str:
+def _memory(memory: Topic | Fact, user_name: str, earlier: bool = False) -> str:
+    """`earlier`: the user said something newer on its subject since."""
     text = memory_text(memory)
     if isinstance(memory, Topic):
         return f"- {text}"
+    if earlier:
+        return f"- Earlier, the {user_name} said: {text}"
     if memory.origin is Origin.TAUGHT or memory.speaker is Speaker.USER:
         return f"- The {user_name} said: {text}"
     return f"- You said: {text}"

@@ -13,7 +13,7 @@ from memory.days import day
 from memory.pool.examples import examples_section
 from memory.protocols import ChatMessage
 from memory.quoting import block, quoted
-from memory.types import Fact, Feedback, Origin, Recall, Round, Speaker, Topic
+from memory.types import Fact, Feedback, Origin, Recall, Round, Speaker, Topic, memory_key
 from personas.loader import Persona
 
 NOTHING_YET = "(nothing yet)"
@@ -90,6 +90,7 @@ def build_messages(
         block(recency),
         f"Then, these are the memories most relevant to what the {user_name} just said, each "
         f"with the day it was said (\"{user_name}:\" the {user_name} said it, \"you:\" you did; "
+        f"\"earlier\": the {user_name} said something newer about it since; "
         f"what the {user_name} taught you is true, even where another memory disagrees):",
         block(_lines(numbered, 0, len(recall.relevant))),
         f"Finally, here are a few topics recently discussed with the {user_name}:",
@@ -136,9 +137,11 @@ def _plain(text: str) -> str:
     return text.strip().rstrip(".!")
 
 
-def memory_line(memory: Topic | Fact | Feedback, user_name: str = "host", number: int = 1) -> str:
+def memory_line(memory: Topic | Fact | Feedback, user_name: str = "host", number: int = 1, *,
+                earlier: bool = False) -> str:
     """One memory as the prompt shows it, numbered (a reply cites it by that number) and dated
-    (a clarification is about how to read a message, not about a day)."""
+    (a clarification is about how to read a message, not about a day). `earlier`: a newer
+    statement on its subject is shown too."""
     if isinstance(memory, Topic):
         return f"[{number}] {day(memory.updated_at)}: {quoted(memory.description)}"
     if isinstance(memory, Feedback):
@@ -147,11 +150,14 @@ def memory_line(memory: Topic | Fact | Feedback, user_name: str = "host", number
     who = user_name if memory.speaker is Speaker.USER else "you"
     if memory.origin is Origin.TAUGHT:
         who = f"{user_name} taught you"
+    if earlier:
+        who = f"{who}, earlier"
     return f"[{number}] {day(memory.said_at)}, {who}: {quoted(memory.text)}"
 
 
 def _numbered_lines(recall: Recall, user_name: str) -> list[str]:
-    return [memory_line(memory, user_name, number)
+    earlier = recall.earlier()
+    return [memory_line(memory, user_name, number, earlier=memory_key(memory) in earlier)
             for number, memory in enumerate(recall.numbered(), start=1)]
 
 

@@ -10,12 +10,13 @@ leaves the belief unchecked and everything as it was; the job is retried.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from jobs.beliefs.flipping import decide
 from jobs.beliefs.judge import Judge
 from memory.beliefs.belief import Belief, BeliefSettings
 from memory.beliefs.rows import SQLBeliefRows
+from memory.beliefs.subjects import Subjects
 from memory.facts.store import FactStore
 from memory.protocols import Embedder, Vector
 
@@ -32,24 +33,27 @@ class CheckReport:
 
 class BeliefChecker:
     def __init__(self, rows: SQLBeliefRows, facts: FactStore, embedder: Embedder, judge: Judge,
-                 settings: BeliefSettings) -> None:
+                 settings: BeliefSettings, subjects: Subjects) -> None:
         self.rows = rows
         self._facts = facts
         self._embedder = embedder
         self._judge = judge
         self._settings = settings
+        self._subjects = subjects
 
     async def check_user(self, user_id: str) -> CheckReport:
-        """Check every unchecked belief of the user, oldest first."""
+        """Check every unchecked belief of the user, oldest first. A belief no hand-written
+        claim reads gets its subject by meaning first."""
         report = CheckReport()
+        await self._subjects.load()
         while batch := await self.rows.unchecked(user_id, BATCH):
-            judged = [b for b in batch if self._judge.can_judge(b)]
             # One embedding call for the batch: a window's facts arrive together.
-            vectors = dict(zip((b.id for b in judged),
-                               await self._embedder.embed([b.fact.text for b in judged]),
-                               strict=True))
-            for belief in batch:
-                await self.check(belief, report, vectors.get(belief.id))
+            vectors = await self._embedder.embed([b.fact.text for b in batch])
+            for belief, vector in zip(batch, vectors, strict=True):
+                if belief.subject is None:
+                    belief = replace(belief, subject=self._subjects.of_vector(
+                        belief.fact.text, vector))
+                await self.check(belief, report, vector)
         return report
 
     async def check(self, belief: Belief, report: CheckReport,

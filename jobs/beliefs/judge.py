@@ -10,13 +10,15 @@ the dog anymore"). Anything else is neutral.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Protocol
 
 from memory.beliefs.belief import Belief
-from memory.beliefs.claims import agree, claim_of
+from memory.beliefs.claims import Claim, agree, claim_of
+from memory.beliefs.values import NONE, ValueReader, Values
 from memory.errors import UnusableAnswer
 
 
@@ -52,23 +54,75 @@ class Judge(Protocol):
 
 
 class HeuristicJudge:
-    """Contradiction only for the same subject with values that cannot both hold (see
-    `memory.beliefs.claims`); entailment for the same value; neutral otherwise."""
+    """Offline: the hand-written claims first (`memory.beliefs.claims`): contradiction for the
+    same claimed subject with values that cannot both hold, entailment for the same value. Where
+    they read nothing, two beliefs on one subject found by meaning (`memory.beliefs.subjects`)
+    are compared by the values their entities give (`memory.beliefs.values`): contradiction when
+    the newer says an older value is over ("not in Rome any more"), or gives other values and
+    says something changed ("new", "now", "moved"); entailment when they share a value; neutral
+    otherwise."""
+
+    def __init__(self, values: ValueReader | None = None) -> None:
+        """`values`: reads entities (None: the hand-written claims alone)."""
+        self._values = values
+        self._read: dict[str, Values] = {}
 
     def can_judge(self, new: Belief) -> bool:
-        return new.subject is not None  # the subject of its claim, found when it was stored
+        return new.subject is not None  # a subject of its claim, or found by meaning
 
     async def judge(self, new: Belief, premises: Sequence[Belief]) -> list[Judgement]:
         claim = claim_of(new.fact.text)
-        if claim is None:
-            return [NEUTRAL] * len(premises)
+        values = await self._values_of([new, *premises])
         judged = []
         for premise in premises:
             other = claim_of(premise.fact.text)
-            if other is None or other.subject != claim.subject:
-                judged.append(NEUTRAL)
-            elif agree(claim.subject, other.value, claim.value):
-                judged.append(Judgement(Verdict.ENTAILMENT, 0.9))
+            if claim is not None and other is not None:
+                judged.append(_by_claims(claim, other))
+            elif new.subject is not None and premise.subject == new.subject:
+                judged.append(_by_values(new, values.get(new.fact.text, NONE), premise,
+                                         values.get(premise.fact.text, NONE)))
             else:
-                judged.append(Judgement(Verdict.CONTRADICTION, 0.9))
+                judged.append(NEUTRAL)
         return judged
+
+    async def _values_of(self, beliefs: Sequence[Belief]) -> dict[str, Values]:
+        """The values of the beliefs' texts, each read once (a premise is read many times)."""
+        if self._values is None:
+            return {}
+        unread = list(dict.fromkeys(b.fact.text for b in beliefs if b.fact.text not in self._read))
+        if unread:
+            if len(self._read) > MAX_READ:
+                self._read.clear()
+            self._read.update(zip(unread, await self._values.read(unread), strict=True))
+        return {b.fact.text: self._read[b.fact.text] for b in beliefs}
+
+
+MAX_READ = 20_000  # texts whose values are kept
+
+
+def _by_claims(claim: Claim, other: Claim) -> Judgement:
+    if other.subject != claim.subject:
+        return NEUTRAL
+    if agree(claim.subject, other.value, claim.value):
+        return Judgement(Verdict.ENTAILMENT, 0.9)
+    return Judgement(Verdict.CONTRADICTION, 0.9)
+
+
+def _by_values(new: Belief, said: Values, premise: Belief, was: Values) -> Judgement:
+    """Two beliefs on one subject, by their values; the newer one speaks for now."""
+    newer, older = ((said, was) if new.fact.said_at >= premise.fact.said_at else (was, said))
+    newer_text = (new if newer is said else premise).fact.text
+    if newer.ends(older) or (newer.differs(older) and _CHANGED.search(newer_text)):
+        return Judgement(Verdict.CONTRADICTION, 0.8)
+    if newer.agrees(older):
+        return Judgement(Verdict.ENTAILMENT, 0.8)
+    return NEUTRAL
+
+
+# What says a subject changed, for two statements that only their meaning and entities compare
+# (stricter than `says_change`, which also weighs statements the claims read: "just", "since"
+# and "again" come with too many other things).
+_CHANGED = re.compile(
+    r"\b(?:moved|relocated|no longer|any ?more|switched|changed|new|now|quit|left|started|"
+    r"joined|broke up|split up|finally|these days|nowadays|instead|actually|i meant|sorry|"
+    r"correction|scratch that)\b", re.I)

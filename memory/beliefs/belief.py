@@ -18,6 +18,7 @@ from enum import StrEnum
 from typing import Any
 
 from memory.beliefs.claims import claim_of, says_change
+from memory.beliefs.subjects import subject_of_claim
 from memory.types import Fact, Origin, Speaker
 
 
@@ -93,13 +94,15 @@ def base_confidence(fact: Fact) -> float:
 def belief_columns(fact: Fact) -> dict[str, Any]:
     """The belief columns of a new fact's row: a belief is stored unchecked, anything else as
     checked (there is nothing to check). A provisional fact is no belief: the window's facts
-    that replace it are checked."""
+    that replace it are checked. The subject is the hand-written claim's where one reads the
+    text, else the fact's own (found by meaning), else found when the belief is checked."""
     about = None if fact.provisional else about_of(fact)
     claim = claim_of(fact.text) if about is not None else None
+    subject = subject_of_claim(claim) if claim else fact.subject
     return {
         "about": about.value if about else None,
         "persona": fact.persona or None,
-        "subject": claim.subject[:120] if claim else None,
+        "subject": subject[:120] if subject else None,
         "confidence": base_confidence(fact),
         "repeats": 1,
         "checked": about is None,

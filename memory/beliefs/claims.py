@@ -36,7 +36,8 @@ _SENTENCES = re.compile(r"(?<=[.!?…;])\s+|\n+|\s+(?:but|and then|though)\s+", 
 _NOT_NOW = re.compile(
     r"\b(?:if (?:i|we|you|only)|as if|wish|would|could|might|maybe|perhaps|someday|one day|"
     r"used to|plan(?:ning)? to|"
-    r"going to|gonna|want to|wanna|hope to|hoping to|thinking (?:about|of)|consider(?:ing)?|"
+    r"(?<!been )going to|gonna|want to|wanna|hope to|hoping to|thinking (?:about|of)|"
+    r"consider(?:ing)?|"
     r"dream(?:ing)? (?:of|about)|when i was|back when|years ago|as a kid|in college|"
     r"pretend|imagine|should i|not sure|unless|before i|until)\b|\bi'd\b|\bwe'd\b",
     re.I,
@@ -406,6 +407,7 @@ _SOMEONE_ELSE = re.compile(
     r"(?:'s)?\b|\b(?:he|she|they|he's|she's|they're|someone|everyone|people|anyone)\b",
     re.I,
 )
+_PARTNER = re.compile(r"girlfriend|boyfriend|wife|husband|partner|fianc", re.I)
 _OPENERS = re.compile(
     r"^(?:(?:so|btw|by the way|anyway|also|oh|and|well|ok|okay|hey|hi|hmm+|honestly|fyi|"
     r"random but|funny thing|big news|guess what|quick update|news|update|oops|lol|haha|yeah|"
@@ -438,6 +440,18 @@ def _claim_of_sentence(sentence: str) -> Claim | None:
         if (claim := read(match)) is not None:
             return claim
     return None
+
+
+def about_now(text: str) -> bool:
+    """Whether a statement may say how the speaker's life is now: it is no question, nothing in
+    it is hypothetical, past, planned or wished ("I used to live in Rome", "I might move"), and
+    it does not begin with someone else ("my coworker is vegan"; a partner counts as the
+    speaker's own: "my girlfriend Sam...")."""
+    said = _OPENERS.sub("", straight_quotes(text).strip()).strip()
+    if not said or said.endswith("?") or _NOT_NOW.search(said):
+        return False
+    other = _SOMEONE_ELSE.match(said)
+    return other is None or bool(_PARTNER.search(other.group(0)))
 
 
 def says_change(text: str) -> bool:

@@ -99,12 +99,13 @@ class SQLBeliefRows:
         return {side for pair in pairs for side in pair} & set(ids)
 
     async def settle(self, belief: Belief, settlement: Settlement) -> list[Fact] | None:
-        """Commit a check: the belief checked, the losers superseded, a question opened; all or
-        nothing. Returns the facts superseded, or None when another worker checked it first."""
+        """Commit a check: the belief checked (with its subject), the losers superseded, a
+        question opened; all or nothing. Returns the facts superseded, or None when another
+        worker checked it first."""
         async with self._engine.begin() as conn:
             won = await conn.execute(
                 update(facts).where(_mine(belief.user_id, [belief.id]) & facts.c.checked.is_(False))
-                .values(checked=True, repeats=settlement.repeats))
+                .values(checked=True, repeats=settlement.repeats, subject=belief.subject))
             if won.rowcount != 1:
                 return None
             superseded = await self._supersede(conn, belief.user_id, settlement)

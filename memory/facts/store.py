@@ -7,9 +7,11 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import UTC, datetime
 
 from memory.beliefs.belief import SUPERSEDED
+from memory.beliefs.subjects import Subjects
 from memory.errors import EmbeddingUnavailable
 from memory.facts.rows import REPLACED, SQLFactRows, to_fact
 from memory.index.chroma import ChromaIndex, VectorHit
@@ -33,11 +35,15 @@ class FactStore:
     facts."""
 
     def __init__(
-        self, rows: SQLFactRows, index: ChromaIndex, taught_index: ChromaIndex, embedder: Embedder
+        self, rows: SQLFactRows, index: ChromaIndex, taught_index: ChromaIndex, embedder: Embedder,
+        subjects: Subjects | None = None,
     ) -> None:
+        """`subjects`: names what a provisional fact is about, so the newest statement on a
+        subject is found before its window is summarized (None: not until then)."""
         self.rows = rows
         self._indexes = {Origin.SAID: index, Origin.TAUGHT: taught_index}
         self._embedder = embedder
+        self._subjects = subjects
 
     async def add_facts(self, new_facts: Sequence[Fact]) -> None:
         """Store and index facts of one user (the Python API; jobs write rows themselves)."""
@@ -97,6 +103,11 @@ class FactStore:
         except EmbeddingUnavailable as error:
             log.warning("Provisional facts found by words only until the sweep: %s", error)
             return await self.rows.insert_provisional(new_facts, None)
+        if self._subjects is not None:
+            await self._subjects.load()
+            new_facts = [replace(fact, subject=self._subjects.of_vector(fact.text, vector))
+                         if fact.speaker is Speaker.USER else fact
+                         for fact, vector in zip(new_facts, vectors, strict=True)]
         return await self.rows.insert_provisional(new_facts, vectors)
 
     async def by_words(

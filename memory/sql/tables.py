@@ -166,7 +166,7 @@ facts = Table(
     Column("created_at", Timestamp, nullable=False),
     # Beliefs (migration 5): who the fact is about (user | companion; NULL: no belief, such as
     # the companion's suggestions), the persona that said it, the subject it claims something
-    # about (see memory.beliefs.claims), how sure we are of it, how often it was said, whether it
+    # about (see memory.beliefs.subjects), how sure we are of it, how often it was said, whether it
     # was checked against the beliefs before it, and what superseded it (status superseded).
     Column("about", String(16), nullable=True),
     Column("persona", String(64), nullable=True),
@@ -185,6 +185,7 @@ facts = Table(
     Index("ix_facts_user_status_said", "user_id", "status", "said_at"),
     Index("ix_facts_user_checked", "user_id", "checked"),
     Index("ix_facts_user_subject", "user_id", "subject"),
+    Index("ix_facts_user_subject_said", "user_id", "subject", "said_at"),
     Index("ix_facts_user_provisional", "user_id", "provisional", "status"),
     **_MYSQL,
 )
