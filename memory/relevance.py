@@ -6,6 +6,9 @@ embeddings match worst). Their ranks are fused by reciprocal rank fusion (Cormac
 k = 60), and memories are taken best first until the budget is spent, leaving out what repeats
 a memory already taken. What the user taught on purpose comes first: the few taught facts
 closest to the message (TeachMe retrieves r = 5), by both searches over taught facts alone.
+The user's newest statement on the subjects the message and the facts taken are about (see
+`memory.beliefs.subjects`) is brought in even when no search found it, and what they said on
+a subject before it is marked as earlier: "we're in Vienna now" wins over "our place in Rome".
 Latest_topics shares the budget: it gets what Relevance leaves (`after`), since on the
 development conversations each token of Relevance recalled more than one of Latest_topics.
 `mode = "topics"` keeps the paper's layout: the few topics most similar by meaning, and
