@@ -72,7 +72,10 @@ class HeuristicJudge:
 
     async def judge(self, new: Belief, premises: Sequence[Belief]) -> list[Judgement]:
         claim = claim_of(new.fact.text)
-        values = await self._values_of([new, *premises])
+        # Entities are read only for the pairs no claim decides (spaCy costs milliseconds).
+        by_values = [p for p in premises if new.subject is not None and p.subject == new.subject
+                     and (claim is None or claim_of(p.fact.text) is None)]
+        values = await self._values_of([new, *by_values]) if by_values else {}
         judged = []
         for premise in premises:
             other = claim_of(premise.fact.text)
