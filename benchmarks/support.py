@@ -6,7 +6,8 @@
   a prompt (`reply(messages)`, in pieces), or none when the study must never be answered.
 - `ModelServer` serves a `ScriptedModel` over the OpenAI chat API on 127.0.0.1, for the studies
   that measure the product's own HTTP client (calls and tokens counted as sent).
-- `capable_answer` answers the memory jobs' prompts the way a capable model would.
+- `capable_answer` answers the memory jobs' prompts the way a capable model would;
+  `judge_answer` answers a belief judge's prompt with a study's own labels.
 - `table_head` and `table_row` print Markdown tables.
 """
 
@@ -96,31 +97,82 @@ def instant(text: str = "That sounds lovely, tell me more!") -> ScriptedModel:
     return ScriptedModel("instant", lambda _: [text])
 
 
+_JUDGED = re.compile(r"^(\d+)\. \(\d+ \w+ \d{4}\) (.*)$")
+_JUDGED_NEW = re.compile(r"^New statement by [^(]+\([^)]*\): (.*)$")
+
+
+def judged_pairs(prompt: str) -> list[tuple[str, str]]:
+    """The pairs a belief judge's prompt asks about, in order: each numbered earlier statement
+    and the new statement above it (`jobs/beliefs/model_judge.py`)."""
+    pairs, new = [], ""
+    for line in prompt.splitlines():
+        if (start := _JUDGED_NEW.match(line)) is not None:
+            new = start[1]
+        elif new and (premise := _JUDGED.match(line)) is not None:
+            pairs.append((premise[2], new))
+    return pairs
+
+
+def judge_answer(prompt: str, label: Callable[[str, str], str]) -> str:
+    """The answer to a belief judge's prompt: `label(earlier, new)` for each pair, such as
+    "contradiction 0.9"."""
+    return "\n".join(f"{n}. {label(earlier, new)}"
+                     for n, (earlier, new) in enumerate(judged_pairs(prompt), start=1))
+
+
 def capable_answer(prompt: str) -> str:
-    """Answers the summary, facts and merge prompts as a capable model would: it restates what
-    the user said about themselves in the third person, and what the companion recommended."""
-    if "=====" not in prompt:  # a prompt it was not written for (a belief check): no answer
+    """Answers the summary (with or without the facts), facts, merge and belief prompts as a
+    capable model would: it
+    restates what the user said about themselves in the third person, and what the companion
+    recommended; it finds no two statements contradicting each other (the studies that use it
+    say nothing changes), only the same statement said again."""
+    if "You check whether statements can all be true now" in prompt:
+        return judge_answer(prompt, lambda earlier, new: "entailment 0.9"
+                            if earlier.casefold() == new.casefold() else "neutral 0.9")
+    if "=====" not in prompt:  # a prompt it was not written for: no answer
         return "None"
     transcript = prompt.split("=====")[1]
     if "Summarize it in one sentence" in prompt:  # Table III: the newest record carries on
         last = [line for line in transcript.splitlines() if line.strip()][-1]
         return re.sub(r"^\d+\.\s*", "1. ", last)
+    if MERGE_MANY in prompt:
+        return merge_many_answer(transcript)
     said = [line.split(":", 1)[1].strip() for line in transcript.splitlines()
             if line.startswith("Host:")]
     statements = [s for line in said for s in re.split(r"(?<=[.!])\s+", line)
                   if len(s.split()) >= 6 and not s.endswith("?")]
+    facts = _facts_answer(statements, transcript)
     if "List the facts" in prompt:
-        facts = [f"Host: {_third_person(s)}" for s in statements]
-        replies = [line.split(":", 1)[1].strip() for line in transcript.splitlines()
-                   if line and not line.startswith("Host:") and ":" in line]
-        facts += [f"You: {s}" for line in replies for s in re.split(r"(?<=[.!])\s+", line)
-                  if re.search(r"\b(recommend|suggest|should|try)\b", s) and not s.endswith("?")]
-        return "\n".join(f"- {fact}" for fact in facts) or "None"
+        return facts
     topics = [statements[i:i + 3] for i in range(0, len(statements), 8)]
-    return "\n".join(
+    summary = "\n".join(
         f"{n}. The host and I talked about {max(group[0].split(), key=len).strip('.,!')}, "
         f"and the host said: {' '.join(_third_person(s) for s in group)}"
         for n, group in enumerate(topics, start=1)) or "Nothing in particular."
+    return f"{summary}\nFacts:\n{facts}" if WINDOW_PROMPT in prompt else summary
+
+
+WINDOW_PROMPT = 'Then write a line "Facts:"'  # jobs/summarize/prompts.py: topics and facts
+MERGE_MANY = "Summarize each topic in one sentence"  # ... and Table III for several labels
+
+
+def merge_many_answer(records: str) -> str:
+    """Table III for several labels: each topic's newest record carries on, numbered as the
+    topics are."""
+    answers = []
+    for n, block in enumerate(re.split(r"^Topic \d+:\s*$", records, flags=re.M)[1:], start=1):
+        last = [line for line in block.splitlines() if line.strip()][-1]
+        answers.append(re.sub(r"^\d+\.\s*", f"{n}. ", last))
+    return "\n".join(answers)
+
+
+def _facts_answer(statements: list[str], transcript: str) -> str:
+    facts = [f"Host: {_third_person(s)}" for s in statements]
+    replies = [line.split(":", 1)[1].strip() for line in transcript.splitlines()
+               if line and not line.startswith("Host:") and ":" in line]
+    facts += [f"You: {s}" for line in replies for s in re.split(r"(?<=[.!])\s+", line)
+              if re.search(r"\b(recommend|suggest|should|try)\b", s) and not s.endswith("?")]
+    return "\n".join(f"- {fact}" for fact in facts) or "None"
 
 
 def _third_person(sentence: str) -> str:

@@ -31,7 +31,12 @@ class Retractions:
         return await self._feedback.retract(user_id, memory.id)
 
     async def restore(self, user_id: str, id_prefix: str) -> Memory | None:
-        """Undo a retraction: the user's retracted memory whose id starts with `id_prefix`."""
-        return (await self._facts.restore(user_id, id_prefix)
-                or await self._topics.restore(user_id, id_prefix)
+        """Undo a retraction, or a supersession: the user's retracted or superseded memory whose
+        id starts with `id_prefix`. The topics a restored belief left earlier are current
+        again."""
+        fact = await self._facts.restore(user_id, id_prefix)
+        if fact is not None:
+            await self._topics.unmark_quoting(user_id, fact.id)
+            return fact
+        return (await self._topics.restore(user_id, id_prefix)
                 or await self._feedback.restore(user_id, id_prefix))

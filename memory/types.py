@@ -48,6 +48,9 @@ class Topic:
     description: str
     created_at: datetime
     updated_at: datetime
+    # The id of a superseded belief whose old value this topic quotes, and no newer one: the
+    # prompt shows it as earlier (see memory.beliefs.outdated).
+    quotes_superseded: str | None = None
 
 
 class Speaker(StrEnum):
@@ -208,8 +211,12 @@ class Recall:
                 *(c.feedback for c in self.clarifications), *self.to_check)
 
     def earlier(self) -> frozenset[str]:
-        """The memories (`memory_key`) shown as earlier: a newer one on their subject is shown."""
-        return frozenset(memory_key(f.memory) for f in self.relevant if f.earlier)
+        """The memories (`memory_key`) shown as earlier: a fact with a newer one on its subject
+        shown, a topic that quotes only what a superseded belief said."""
+        topics = (*(f.memory for f in self.relevant), *self.latest)
+        return frozenset({*(memory_key(f.memory) for f in self.relevant if f.earlier),
+                          *(memory_key(t) for t in topics
+                            if isinstance(t, Topic) and t.quotes_superseded)})
 
     @classmethod
     def empty(cls) -> Recall:

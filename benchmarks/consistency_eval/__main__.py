@@ -53,7 +53,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import re
 import tempfile
 import time
 import uuid
@@ -63,15 +62,13 @@ from datetime import UTC, datetime, timedelta
 from itertools import combinations
 
 from benchmarks.consistency_eval.timelines import Statement, Timeline, timelines
-from benchmarks.support import ScriptedModel, silent, table_head, table_row
+from benchmarks.support import ScriptedModel, judge_answer, silent, table_head, table_row
 from bot.app import Companion, open_companion
 from bot.settings import load_settings
 from memory.protocols import ChatMessage
 from memory.types import Fact, Speaker, memory_key, memory_text
 
 START = datetime(2024, 1, 8, 9, 0, tzinfo=UTC)
-_PREMISE = re.compile(r"^\d+\. \(\d+ \w+ \d{4}\) (.*)$")
-_NEW = re.compile(r"^New statement \([^)]*\): (.*)$")
 
 
 class Oracle:
@@ -82,10 +79,7 @@ class Oracle:
         self.model = ScriptedModel("oracle", self.reply)
 
     def reply(self, messages: Sequence[ChatMessage]) -> Iterator[str]:
-        lines = messages[-1]["content"].splitlines()
-        premises = [m[1] for line in lines if (m := _PREMISE.match(line))]
-        new = next(m[1] for line in lines if (m := _NEW.match(line)))
-        yield "\n".join(f"{n}. {self._label(p, new)}" for n, p in enumerate(premises, start=1))
+        yield judge_answer(messages[-1]["content"], self._label)
 
     def _label(self, premise: str, new: str) -> str:
         first, second = self._truth.get(premise, ("", "")), self._truth.get(new, ("", ""))

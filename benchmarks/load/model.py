@@ -101,11 +101,7 @@ def routes(watch: Watch) -> web.Application:
 
 
 def job_answer(body: dict[str, Any]) -> str:
-    prompt = body["messages"][-1]["content"]
-    if "Earlier statements:" in prompt:  # jobs/beliefs/model_judge.py's prompt
-        earlier = prompt.split("Earlier statements:")[1].split("New statement")[0]
-        return "\n".join(f"{n}. neutral 0.9" for n in re.findall(r"^(\d+)\. ", earlier, re.M))
-    return capable_answer(prompt)
+    return capable_answer(body["messages"][-1]["content"])
 
 
 async def _stream(request: web.Request, text: str, current: tuple[str, str] | None,

@@ -8,11 +8,17 @@ rounds, twice:
   the Table II and III prompts and the facts prompt the way a capable model would (one grounded
   line per subject it finds, one fact per thing said), so calls and tokens are counted for real
   over HTTP;
-- `extractive`: no model at all (the offline default).
+- `extractive`: summaries and facts from the user's own words, no model.
+
+In both, the model judges the new beliefs (any model but the bundled demo model does): it
+answers the judge's prompt as a capable model would on this conversation, where nothing
+changes (a statement said again in the same words is an entailment, anything else neutral).
+Calls are counted by kind: summaries, facts, merges, belief checks.
 
     python -m benchmarks.upkeep
 
-The last line is `upkeep_calls_per_100_rounds=<number>` for the `llm` summarizer.
+The last line is `upkeep_calls_per_100_rounds=<number>` for the `llm` summarizer, every kind of
+call counted.
 """
 
 from __future__ import annotations
@@ -21,14 +27,19 @@ import asyncio
 import re
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import func, select
 
 from benchmarks.support import (
+    MERGE_MANY,
+    WINDOW_PROMPT,
     ModelServer,
     ScriptedModel,
+    judge_answer,
+    merge_many_answer,
     read_set,
     table_head,
     table_row,
@@ -62,22 +73,44 @@ def conversation() -> list[Exchange]:
 
 
 def capable_answer(prompt: str) -> str:
-    """Answers like a capable model: one grounded topic line per subject in the transcript, and
-    each thing said about a subject as a fact."""
+    """Answers like a capable model: one grounded topic line per subject in the transcript, each
+    thing said about a subject as a fact, and two beliefs as the same when their words are (the
+    conversation changes nothing it said)."""
+    if kind_of(prompt) == "belief checks":
+        return judge_answer(prompt, lambda earlier, new: "entailment 0.9"
+                            if earlier.casefold() == new.casefold() else "neutral 0.9")
     transcript = prompt.split("=====")[1]
     if "Summarize it in one sentence" in prompt:  # Table III: keep the newest record
         last = [line for line in transcript.splitlines() if line.strip()][-1]
         return re.sub(r"^\d+\.\s*", "1. ", last)
+    if MERGE_MANY in prompt:
+        return merge_many_answer(transcript)
+    said = [s for sentences in SUBJECTS.values() for s in sentences if s in transcript]
+    facts = "\n".join(f"- Host: {s}" for s in said) or "None"
     if "List the facts" in prompt:
-        said = [s for sentences in SUBJECTS.values() for s in sentences if s in transcript]
-        return "\n".join(f"- Host: {s}" for s in said) or "None"
+        return facts
     lines: list[str] = []
     for label, sentences in SUBJECTS.items():
         said = [s for s in sentences if s in transcript]
         if said:
             lines.append(f"{len(lines) + 1}. The host and I talked about {label}, and the host "
                          f"said: {' '.join(said)}")
-    return "\n".join(lines) or "Nothing in particular."
+    summary = "\n".join(lines) or "Nothing in particular."
+    return f"{summary}\nFacts:\n{facts}" if WINDOW_PROMPT in prompt else summary
+
+
+KINDS = ("summaries and facts", "summaries", "facts", "merges", "belief checks")
+
+
+def kind_of(prompt: str) -> str:
+    """Which upkeep job a prompt is from (`jobs/summarize/prompts.py`, `jobs/beliefs`)."""
+    if "You check whether statements can all be true now" in prompt:
+        return "belief checks"
+    if "Summarize it in one sentence" in prompt or MERGE_MANY in prompt:
+        return "merges"
+    if "List the facts" in prompt:
+        return "facts"
+    return "summaries and facts" if WINDOW_PROMPT in prompt else "summaries"
 
 
 def tokens(text: str) -> int:
@@ -100,13 +133,17 @@ async def run(mode: str, server: ModelServer) -> dict[str, float]:
                 started = time.perf_counter()
                 await companion.worker.upkeep(USER)
                 jobs_time += time.perf_counter() - started
+            failed = len([j for j in await companion.worker.queue.jobs(user_id=USER)
+                          if j.attempts > 1 or j.status != "done"])
             created = await _count(companion, topics, None)
             active = await _count(companion, topics, "active")
             fact_count = await _count(companion, facts, "active")
     calls = len(server.requests)
     used = sum(tokens(m["content"]) for r in server.requests for m in r["messages"])
+    kinds = Counter(kind_of(r["messages"][-1]["content"]) for r in server.requests)
     return {"calls": calls, "tokens": used, "created": created, "active": active,
-            "facts": fact_count, "seconds": jobs_time}
+            "facts": fact_count, "seconds": jobs_time,
+            **{f"calls: {k}": kinds[k] for k in KINDS}, "failed": failed}
 
 
 async def _count(companion: Any, table: Any, status: str | None) -> int:
@@ -132,6 +169,13 @@ def main() -> None:
         print(table_row(mode, f"{r['calls'] * per:.1f}", f"{r['tokens'] * per:,.0f}",
                         f"{r['created'] * per:.1f}", f"{r['active']:.0f}",
                         f"{r['facts'] * per:.1f}", f"{r['seconds'] * per:.2f} s"))
+    print("\nModel calls by kind, per 100 rounds:\n")
+    print(table_head("summarizer", *KINDS, "all", "jobs retried or not done"))
+    for mode, r in results.items():
+        print(table_row(mode, *(f"{r[f'calls: {k}'] * per:.1f}" for k in KINDS),
+                        f"{r['calls'] * per:.1f}", f"{r['failed']:.0f}"))
+    print("\nBoth runs judge beliefs with the model (any model but the bundled demo model "
+          "judges), one call per window's new beliefs.")
     print(f"upkeep_calls_per_100_rounds={results['llm']['calls'] * per:.1f}")
 
 

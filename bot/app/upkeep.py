@@ -74,10 +74,12 @@ def build_worker(settings: Settings, stores: Stores, model: ChatModel,
         retry_base=timedelta(seconds=memory.retry_seconds),
     )
     embedder = stores.embedder
-    beliefs = BeliefChecker(stores.beliefs, stores.facts, embedder, build_judge(settings, model),
+    values = ValueReader()
+    beliefs = BeliefChecker(stores.beliefs, stores.facts, embedder,
+                            build_judge(settings, model, values),
                             BeliefSettings(margin=settings.beliefs.margin,
                                            flipped_confidence=settings.beliefs.flipped_confidence),
-                            stores.subjects)
+                            stores.subjects, topics=stores.topics, values=values)
     summaries = SummaryWork(
         queue=queue,
         writes=TopicWrites(stores.engine, queue),
@@ -101,11 +103,11 @@ def build_worker(settings: Settings, stores: Stores, model: ChatModel,
     )
 
 
-def build_judge(settings: Settings, model: ChatModel) -> Judge:
+def build_judge(settings: Settings, model: ChatModel, values: ValueReader) -> Judge:
     """`auto` asks the model only when it is not the bundled demo model (too small to judge)."""
     mode = settings.beliefs.judge
     if mode == "heuristic" or (mode == "auto" and settings.llm.is_demo):
-        return HeuristicJudge(ValueReader())
+        return HeuristicJudge(values)
     return ModelJudge(model, timeout_seconds=settings.beliefs.judge_timeout_seconds,
                       user_name=settings.chat.user_name)
 

@@ -74,7 +74,8 @@ def found_line(found: Found) -> str:
     if found.words is not None:
         scores.append(f"words {found.words:.1f}")
     if isinstance(memory, Topic):
-        what, when, text = f"topic '{memory.label}'", memory.updated_at, memory.description
+        what, when, text = (f"topic '{memory.label}'{_quoting(memory)}", memory.updated_at,
+                            memory.description)
     elif memory.origin is Origin.TAUGHT:
         what, when, text = "fact (you taught me)", memory.said_at, memory.text
     else:
@@ -84,6 +85,14 @@ def found_line(found: Found) -> str:
     return (f"[{short_id(memory.id)}] {what}, {day(when)}, by {found.how} "
             f"({', '.join(scores)}): "
             f"{_clip(text, 100)}")
+
+
+def _quoting(topic: Topic) -> str:
+    """Why a topic is shown as earlier: it quotes only a belief something newer replaced."""
+    if not topic.quotes_superseded:
+        return ""
+    return (f", shown as earlier: it quotes what you said before something newer replaced it "
+            f"[{short_id(topic.quotes_superseded)}]")
 
 
 def feedback_line(item: Feedback) -> str:
@@ -121,7 +130,8 @@ def describe_recall(
     replaced = replaced or {}
     relevance = [found_line(f) + _replaced(replaced.get(f.memory.id, ()))
                  for f in recall.relevant]
-    latest = [f"[{short_id(t.id)}] {t.label}, {day(t.updated_at)}" for t in recall.latest]
+    latest = [f"[{short_id(t.id)}] {t.label}, {day(t.updated_at)}{_quoting(t)}"
+              for t in recall.latest]
     clarifications = [clarification_line(c) for c in recall.clarifications]
     to_check = [fact_line(f) for f in recall.to_check]
     numbered = dict(enumerate([*relevance, *latest, *clarifications, *to_check], start=1))

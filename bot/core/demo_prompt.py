@@ -82,7 +82,7 @@ def _memory(memory: Topic | Fact, user_name: str, earlier: bool = False) -> str:
     """`earlier`: the user said something newer on its subject since."""
     text = memory_text(memory)
     if isinstance(memory, Topic):
-        return f"- {text}"
+        return f"- Earlier: {text}" if memory.quotes_superseded else f"- {text}"
     if earlier:
         return f"- Earlier, the {user_name} said: {text}"
     if memory.origin is Origin.TAUGHT or memory.speaker is Speaker.USER:

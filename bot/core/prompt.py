@@ -143,7 +143,8 @@ def memory_line(memory: Topic | Fact | Feedback, user_name: str = "host", number
     (a clarification is about how to read a message, not about a day). `earlier`: a newer
     statement on its subject is shown too."""
     if isinstance(memory, Topic):
-        return f"[{number}] {day(memory.updated_at)}: {quoted(memory.description)}"
+        when = f"{day(memory.updated_at)}, earlier" if earlier else day(memory.updated_at)
+        return f"[{number}] {when}: {quoted(memory.description)}"
     if isinstance(memory, Feedback):
         return (f"[{number}] clarification: {quoted(memory.feedback)} "
                 f"(said about: {quoted(memory.key)})")

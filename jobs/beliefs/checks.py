@@ -1,24 +1,36 @@
 """Checking new beliefs against the ones before them (MemoryBank), in the memory jobs.
 
-Each new belief, in the order it was said, is judged against its premises: the beliefs most
-similar in meaning ("relevant feedback") and the newest about the same subject ("on-topic"),
-3 of each, of the same user only. Algorithm 1 (`jobs.beliefs.flipping`) then decides, and the
-decision is committed with the belief marked checked, in one transaction. A judge that fails
-leaves the belief unchecked and everything as it was; the job is retried.
+Each new belief is judged against its premises: the beliefs most similar in meaning ("relevant
+feedback") and the newest about the same subject ("on-topic"), 3 of each, of the same user only.
+A window's new beliefs are judged together (one call of a model judge): the premises of each are
+the checked beliefs before it and the earlier new beliefs of its batch. Algorithm 1
+(`jobs.beliefs.flipping`) then decides for each in the order they were said, and each decision
+is committed with the belief marked checked, in one transaction. A judge that fails leaves every
+belief of the batch unchecked and everything as it was; the job is retried. The topics that
+quote only what a superseded belief said are then marked, to be shown as earlier
+(`memory.beliefs.outdated`).
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+import numpy as np
+
 from jobs.beliefs.flipping import decide
-from jobs.beliefs.judge import Judge
-from memory.beliefs.belief import Belief, BeliefSettings
+from jobs.beliefs.judge import Case, Judge, Judgement
+from memory.beliefs.belief import About, Belief, BeliefSettings
+from memory.beliefs.outdated import change_of
 from memory.beliefs.rows import SQLBeliefRows
 from memory.beliefs.subjects import Subjects
+from memory.beliefs.values import ValueReader
+from memory.errors import EmbeddingUnavailable, VectorStoreUnavailable
 from memory.facts.store import FactStore
 from memory.protocols import Embedder, Vector
+from memory.topics.store import IndexedTopicStore
+from memory.types import Fact
 
 log = logging.getLogger(__name__)
 BATCH = 100
@@ -31,62 +43,128 @@ class CheckReport:
     superseded: int = 0
 
 
+@dataclass(frozen=True, slots=True)
+class _New:
+    """A belief of the batch being checked, with its embedding."""
+
+    belief: Belief
+    vector: Vector
+
+
 class BeliefChecker:
     def __init__(self, rows: SQLBeliefRows, facts: FactStore, embedder: Embedder, judge: Judge,
-                 settings: BeliefSettings, subjects: Subjects) -> None:
+                 settings: BeliefSettings, subjects: Subjects, *,
+                 topics: IndexedTopicStore | None = None, values: ValueReader | None = None
+                 ) -> None:
+        """`topics` and `values`: to mark the topics a superseded belief leaves out of date
+        (None: topics are left as they are)."""
         self.rows = rows
         self._facts = facts
         self._embedder = embedder
         self._judge = judge
         self._settings = settings
         self._subjects = subjects
+        self._topics = topics
+        self._values = values
 
     async def check_user(self, user_id: str) -> CheckReport:
-        """Check every unchecked belief of the user, oldest first. A belief no hand-written
-        claim reads gets its subject by meaning first."""
+        """Check every unchecked belief of the user, oldest first, a batch at a time. A belief
+        no hand-written claim reads gets its subject by meaning first."""
         report = CheckReport()
         await self._subjects.load()
         while batch := await self.rows.unchecked(user_id, BATCH):
             # One embedding call for the batch: a window's facts arrive together.
             vectors = await self._embedder.embed([b.fact.text for b in batch])
-            for belief, vector in zip(batch, vectors, strict=True):
-                if belief.subject is None:
-                    belief = replace(belief, subject=self._subjects.of_vector(
-                        belief.fact.text, vector))
-                await self.check(belief, report, vector)
+            news = [_New(b if b.subject is not None else replace(
+                b, subject=self._subjects.of_vector(b.fact.text, v)), v)
+                for b, v in zip(batch, vectors, strict=True)]
+            await self._check_batch(news, report)
         return report
 
-    async def check(self, belief: Belief, report: CheckReport,
-                    vector: Vector | None = None) -> None:
-        """`vector`: the belief's embedding, when it is judged (made here if not given)."""
-        premises = (await self.premises(belief, vector) if self._judge.can_judge(belief)
-                    else [])
-        judgements = await self._judge.judge(belief, premises) if premises else []
+    async def _check_batch(self, news: Sequence[_New], report: CheckReport) -> None:
+        vectors = np.asarray([new.vector for new in news], dtype=np.float32)
+        similarity = vectors @ vectors.T  # cosines: the embedder's vectors are unit
+        cases = [Case(new.belief, await self.premises(new, news[:i], similarity[i])
+                      if self._judge.can_judge(new.belief) else [])
+                 for i, new in enumerate(news)]
+        judged = await self._judge.judge(cases)  # all or nothing: before anything is settled
+        settled: dict[str, Belief] = {}  # this batch's beliefs as checked so far
+        gone: set[str] = set()  # beliefs superseded by this batch's checks
+        for case, judgements in zip(cases, judged, strict=True):
+            live = [(settled.get(p.id, p), j) for p, j in zip(case.premises, judgements,
+                                                               strict=True) if p.id not in gone]
+            belief = await self._settle(case.new, live, report, gone)
+            if belief is not None:
+                settled[belief.id] = belief
+
+    async def _settle(self, belief: Belief, judged: Sequence[tuple[Belief, Judgement]],
+                      report: CheckReport, gone: set[str]) -> Belief | None:
+        """Decide one belief and commit it; returns it as checked (None: another worker did)."""
+        premises = [p for p, _ in judged]
         disputed = await self.rows.disputed(belief.user_id, [p.id for p in premises])
-        settlement = decide(belief, premises, judgements, self._settings, disputed)
+        settlement = decide(belief, premises, [j for _, j in judged], self._settings, disputed)
         superseded = await self.rows.settle(belief, settlement)
         if superseded is None:  # another worker checked it meanwhile
-            return
+            return None
         report.checked += 1
         report.superseded += len(superseded)
+        gone.update(f.id for f in superseded)
         if superseded:
             log.info("Belief check for %s: %d superseded by %s", belief.user_id,
                      len(superseded), (settlement.winner or "")[:8])
             await self._facts.unindex(superseded)
+            winner = next(b.fact for b in (belief, *premises) if b.id == settlement.winner)
+            await self._outdate_topics(superseded, winner)
+        return replace(belief, repeats=settlement.repeats)
 
-    async def premises(self, belief: Belief, vector: Vector | None = None) -> list[Belief]:
-        """The beliefs about the same subject, then the most similar others; 3 of each."""
-        limit = self._settings.premises
-        on_topic = await self.rows.on_topic(belief, limit)
+    async def _outdate_topics(self, superseded: Sequence[Fact], winner: Fact) -> None:
+        """Mark the topics that quote only what the superseded beliefs said (shown as earlier).
+        The check is done whatever happens here: an index that fails is repaired by the
+        sweep."""
+        if self._topics is None or self._values is None:
+            return
+        for fact in superseded:
+            change = await change_of(fact, winner, self._values)
+            try:
+                marked = await self._topics.mark_quoting(
+                    fact.user_id, fact.id, change.old, change.new, winner.said_at)
+            except (EmbeddingUnavailable, VectorStoreUnavailable) as error:
+                log.warning("Topics quoting %s: indexing left to the sweep: %s", fact.id[:8],
+                            error)
+                continue
+            if marked:
+                log.info("Belief check for %s: %d topics quote only %s", fact.user_id, marked,
+                         fact.id[:8])
+
+    async def premises(self, new: _New, before: Sequence[_New],
+                       similarity: Sequence[float]) -> list[Belief]:
+        """The beliefs about the same subject, then the most similar others; 3 of each. Among
+        them the checked beliefs and `before`: the earlier new beliefs of the batch, whose
+        cosines with the new one `similarity` holds, in order."""
+        belief, limit = new.belief, self._settings.premises
+        earlier = [(b.belief, float(similarity[i])) for i, b in enumerate(before)
+                   if _may_judge(belief, b.belief)]
+        on_topic = sorted(
+            [*await self.rows.on_topic(belief, limit),
+             *(b for b, _ in earlier if belief.subject and b.subject == belief.subject)],
+            key=lambda p: p.fact.said_at, reverse=True)[:limit]
         seen = {belief.id, *(p.id for p in on_topic)}
-        if vector is None:
-            [vector] = await self._embedder.embed([belief.fact.text])
         nearest = [
-            *await self._facts.by_meaning(belief.user_id, vector, SIMILAR_CANDIDATES),
-            *await self._facts.by_meaning(belief.user_id, vector, limit, taught=True),
+            *await self._facts.by_meaning(belief.user_id, new.vector, SIMILAR_CANDIDATES),
+            *await self._facts.by_meaning(belief.user_id, new.vector, limit, taught=True),
         ]
-        nearest.sort(key=lambda hit: -hit[1])
-        ids = [fact.id for fact, _ in nearest if fact.id not in seen]
-        found = {b.id: b for b in await self.rows.among(belief, ids)}
-        similar = [found[i] for i in dict.fromkeys(ids) if i in found][:limit]
-        return [*on_topic, *similar]
+        found = {b.id: b for b in await self.rows.among(
+            belief, [fact.id for fact, _ in nearest if fact.id not in seen])}
+        candidates = [(found[fact.id], score) for fact, score in nearest if fact.id in found]
+        candidates += [(b, score) for b, score in earlier if b.id not in seen]
+        similar: dict[str, Belief] = {}
+        for premise, _ in sorted(candidates, key=lambda hit: -hit[1]):
+            similar.setdefault(premise.id, premise)
+        return [*on_topic, *list(similar.values())[:limit]]
+
+
+def _may_judge(new: Belief, other: Belief) -> bool:
+    """Whether `other` may be a premise of `new` (as `SQLBeliefRows` asks of checked ones): the
+    same user, about the same one, the companion's of the same persona."""
+    return (other.user_id == new.user_id and other.about is new.about
+            and (new.about is not About.COMPANION or other.persona == new.persona))

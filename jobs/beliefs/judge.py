@@ -41,15 +41,24 @@ class JudgeUnusable(UnusableAnswer):
     """The judge's answer could not be read; nothing is decided, the check is retried."""
 
 
+@dataclass(frozen=True, slots=True)
+class Case:
+    """A new belief and the premises it is judged against."""
+
+    new: Belief
+    premises: Sequence[Belief]
+
+
 class Judge(Protocol):
     def can_judge(self, new: Belief) -> bool:
         """False when every judgement of `new` would be neutral: its premises need not be
         looked up."""
         ...
 
-    async def judge(self, new: Belief, premises: Sequence[Belief]) -> list[Judgement]:
-        """One judgement per premise, in order. Raises `JudgeUnusable` or `ModelUnavailable`
-        when it cannot judge."""
+    async def judge(self, cases: Sequence[Case]) -> list[list[Judgement]]:
+        """For each case, one judgement per premise, in order; a window's new beliefs are
+        judged together. Raises `JudgeUnusable` or `ModelUnavailable` when it cannot judge
+        them all."""
         ...
 
 
@@ -70,20 +79,24 @@ class HeuristicJudge:
     def can_judge(self, new: Belief) -> bool:
         return new.subject is not None  # a subject of its claim, or found by meaning
 
-    async def judge(self, new: Belief, premises: Sequence[Belief]) -> list[Judgement]:
+    async def judge(self, cases: Sequence[Case]) -> list[list[Judgement]]:
+        # Entities are read only for the pairs no claim decides (spaCy costs milliseconds),
+        # all of the cases' at once.
+        unclaimed = [b for case in cases for b in _values_to_read(case)]
+        values = await self._values_of(unclaimed) if unclaimed else {}
+        return [self._judge_one(case.new, case.premises, values) for case in cases]
+
+    def _judge_one(self, new: Belief, premises: Sequence[Belief],
+                   values: dict[str, Values]) -> list[Judgement]:
         claim = claim_of(new.fact.text)
-        # Entities are read only for the pairs no claim decides (spaCy costs milliseconds).
-        by_values = [p for p in premises if new.subject is not None and p.subject == new.subject
-                     and (claim is None or claim_of(p.fact.text) is None)]
-        values = await self._values_of([new, *by_values]) if by_values else {}
         judged = []
         for premise in premises:
             other = claim_of(premise.fact.text)
             if claim is not None and other is not None:
                 judged.append(_by_claims(claim, other))
             elif new.subject is not None and premise.subject == new.subject:
-                judged.append(_by_values(new, values.get(new.fact.text, NONE), premise,
-                                         values.get(premise.fact.text, NONE)))
+                judged.append(_compare_values(new, values.get(new.fact.text, NONE), premise,
+                                              values.get(premise.fact.text, NONE)))
             else:
                 judged.append(NEUTRAL)
         return judged
@@ -92,10 +105,10 @@ class HeuristicJudge:
         """The values of the beliefs' texts, each read once (a premise is read many times)."""
         if self._values is None:
             return {}
+        if len(self._read) > MAX_READ:
+            self._read.clear()
         unread = list(dict.fromkeys(b.fact.text for b in beliefs if b.fact.text not in self._read))
         if unread:
-            if len(self._read) > MAX_READ:
-                self._read.clear()
             self._read.update(zip(unread, await self._values.read(unread), strict=True))
         return {b.fact.text: self._read[b.fact.text] for b in beliefs}
 
@@ -111,7 +124,17 @@ def _by_claims(claim: Claim, other: Claim) -> Judgement:
     return Judgement(Verdict.CONTRADICTION, 0.9)
 
 
-def _by_values(new: Belief, said: Values, premise: Belief, was: Values) -> Judgement:
+def _values_to_read(case: Case) -> list[Belief]:
+    """The beliefs of a case whose values are compared: the new one and the premises on its
+    subject, where no hand-written claim reads both."""
+    new = case.new
+    claimed = claim_of(new.fact.text) is not None
+    premises = [p for p in case.premises if new.subject is not None and p.subject == new.subject
+                and not (claimed and claim_of(p.fact.text) is not None)]
+    return [new, *premises] if premises else []
+
+
+def _compare_values(new: Belief, said: Values, premise: Belief, was: Values) -> Judgement:
     """Two beliefs on one subject, by their values; the newer one speaks for now."""
     newer, older = ((said, was) if new.fact.said_at >= premise.fact.said_at else (was, said))
     newer_text = (new if newer is said else premise).fact.text

@@ -40,6 +40,14 @@ class Voices:
     companion: str = "Mia"
 
 
+@dataclass(frozen=True, slots=True)
+class WindowDrafts:
+    """What a window of rounds gives: its topics and its facts."""
+
+    topics: list[TopicDraft]
+    facts: list[FactDraft]
+
+
 class NothingUsable(UnusableAnswer):
     """The summarizer's output held nothing that could be stored; store nothing, retry later."""
 
@@ -53,6 +61,16 @@ class Summarizer(Protocol):
 
     async def summarize(self, rounds: Sequence[Round], voices: Voices) -> list[TopicDraft]: ...
 
+    async def window(self, rounds: Sequence[Round], voices: Voices) -> WindowDrafts:
+        """A window's topics and facts (one model call where the answer holds both)."""
+        ...
+
     async def facts(self, rounds: Sequence[Round], voices: Voices) -> list[FactDraft]: ...
 
     async def merge(self, label: str, descriptions: Sequence[str], voices: Voices) -> str: ...
+
+    async def merge_many(self, topics: Sequence[tuple[str, Sequence[str]]], voices: Voices
+                         ) -> list[str | None]:
+        """Several labels' descriptions (label, descriptions), each merged into one (one model
+        call); None where that one could not be merged this way."""
+        ...

@@ -18,7 +18,7 @@ from datetime import datetime
 import numpy as np
 from sklearn.cluster import AgglomerativeClustering
 
-from jobs.summarize.drafts import FactDraft, TopicDraft, Voices
+from jobs.summarize.drafts import FactDraft, TopicDraft, Voices, WindowDrafts
 from jobs.summarize.labels import EverydayLabels
 from jobs.summarize.parsing import keyword_label
 from memory.days import day
@@ -83,8 +83,15 @@ class ExtractiveSummarizer:
                                      said_until=max(days[i] for i in chosen)))
         return drafts
 
+    async def window(self, rounds: Sequence[Round], voices: Voices) -> WindowDrafts:
+        return WindowDrafts(await self.summarize(rounds, voices), await self.facts(rounds, voices))
+
     async def facts(self, rounds: Sequence[Round], voices: Voices) -> list[FactDraft]:
         return extract_facts(rounds, companion=self._companion_facts)
+
+    async def merge_many(self, topics: Sequence[tuple[str, Sequence[str]]], voices: Voices
+                         ) -> list[str | None]:
+        return [await self.merge(label, descriptions, voices) for label, descriptions in topics]
 
     async def merge(self, label: str, descriptions: Sequence[str], voices: Voices) -> str:
         """Keep the newest and most central sentences, drop near-duplicates, in time order."""

@@ -5,7 +5,14 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 
-from jobs.summarize.drafts import FactDraft, NothingUsable, Summarizer, TopicDraft, Voices
+from jobs.summarize.drafts import (
+    FactDraft,
+    NothingUsable,
+    Summarizer,
+    TopicDraft,
+    Voices,
+    WindowDrafts,
+)
 from memory.errors import ModelUnavailable
 from memory.types import Round
 
@@ -26,12 +33,31 @@ class FallbackSummarizer:
             log.info("Summarizing without the model for this window: %s", error)
             return await self._fallback.summarize(rounds, voices)
 
+    async def window(self, rounds: Sequence[Round], voices: Voices) -> WindowDrafts:
+        """The primary's topics and facts; where its answer holds no topic, the fallback's
+        topics and the facts as `facts` finds them."""
+        try:
+            return await self._primary.window(rounds, voices)
+        except (NothingUsable, ModelUnavailable) as error:
+            log.info("Summarizing without the model for this window: %s", error)
+            return WindowDrafts(await self._fallback.summarize(rounds, voices),
+                                await self.facts(rounds, voices))
+
     async def facts(self, rounds: Sequence[Round], voices: Voices) -> list[FactDraft]:
         try:
             return await self._primary.facts(rounds, voices)
         except (NothingUsable, ModelUnavailable) as error:
             log.info("Finding facts without the model for this window: %s", error)
             return await self._fallback.facts(rounds, voices)
+
+    async def merge_many(self, topics: Sequence[tuple[str, Sequence[str]]], voices: Voices
+                         ) -> list[str | None]:
+        """The primary's merges; those it could not do are left to `merge`, one by one."""
+        try:
+            return await self._primary.merge_many(topics, voices)
+        except (NothingUsable, ModelUnavailable) as error:
+            log.info("Merging %d labels one by one: %s", len(topics), error)
+            return [None] * len(topics)
 
     async def merge(self, label: str, descriptions: Sequence[str], voices: Voices) -> str:
         try:

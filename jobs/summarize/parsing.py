@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Sequence
 
 import yake
 
@@ -67,6 +68,24 @@ def parse_merged(output: str, sources: str) -> str | None:
     item = _ITEM.match(body)
     draft = _draft(item.group("body") if item else body, stems(sources))
     return draft.description if draft else None
+
+
+def parse_merged_many(output: str, sources: Sequence[str]) -> list[str | None]:
+    """The merged description of each topic in an answer to the several-topics merge, by its
+    number (None for a topic whose line is missing or ungrounded)."""
+    numbered: dict[int, str] = {}
+    current: int | None = None
+    for line in (line.strip() for line in output.splitlines()):
+        if match := _NUMBERED.match(line):
+            current = int(match[1])
+            numbered.setdefault(current, line)
+        elif line and current is not None and current in numbered:
+            numbered[current] += " " + line
+    return [parse_merged(numbered[n], text) if n in numbered else None
+            for n, text in enumerate(sources, start=1)]
+
+
+_NUMBERED = re.compile(r"^(\d+)\s*[.):]\s+")
 
 
 def _pieces(output: str) -> list[str]:

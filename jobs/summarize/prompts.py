@@ -10,6 +10,25 @@ from memory.types import Round
 
 def summary_prompt(rounds: Sequence[Round], voices: Voices) -> str:
     """Table II: list the topics of the conversation, one line each."""
+    return (f"{_topics_request(voices)}You cannot fabricate content.\n"
+            f"=====\n{transcript(rounds, voices)}\n=====")
+
+
+def window_prompt(rounds: Sequence[Round], voices: Voices) -> str:
+    """Table II and the facts in one call: the topics, then a line "Facts:" and the facts."""
+    return (
+        f"{_topics_request(voices)}Then write a line \"{FACTS_HEADER}\" and under it the facts "
+        f"worth remembering, one per line:\n{_fact_kinds(voices)} If there is no fact to "
+        f"remember, write \"None\" under \"{FACTS_HEADER}\". You cannot fabricate content.\n"
+        f"=====\n{transcript(rounds, voices)}\n====="
+    )
+
+
+FACTS_HEADER = "Facts:"
+
+
+def _topics_request(voices: Voices) -> str:
+    """Table II's request, without its last rule."""
     user = voices.user
     return (
         f"You are {voices.companion}. Please summarize the specific topics of your conversation "
@@ -19,8 +38,20 @@ def summary_prompt(rounds: Sequence[Round], voices: Voices) -> str:
         "the summary should be output as follows:\n"
         f"1. The {user} and I talked about **, and the {user} said: **\n"
         f"2. The {user} and I talked about **, and the {user} said: **\n"
-        "You cannot fabricate content.\n"
-        f"=====\n{transcript(rounds, voices)}\n====="
+    )
+
+
+def _fact_kinds(voices: Voices) -> str:
+    """What a fact is, and how each is written."""
+    user = voices.user
+    return (
+        f"- what the {user} said about themselves and their life (people, pets, places, dates, "
+        f"plans, likes, events), as \"{user.capitalize()}: <the fact>\";\n"
+        "- what you suggested or answered that names something (a title, a place, a person, "
+        "advice), and what you said about yourself (your tastes, your favourites), as "
+        "\"You: <the fact>\".\n"
+        "Keep each fact to one short sentence in the words that were used. Leave out greetings, "
+        "thanks, agreement and small talk."
     )
 
 
@@ -41,6 +72,28 @@ def merge_prompt(descriptions: Sequence[str], voices: Voices) -> str:
     )
 
 
+def merge_many_prompt(topics: Sequence[Sequence[str]], voices: Voices) -> str:
+    """Table III for several labels at once: one sentence per topic, numbered as they are."""
+    user = voices.user
+    records = "\n".join(
+        f"Topic {n}:\n" + "\n".join(f"{i}. {d}" for i, d in enumerate(descriptions, start=1))
+        for n, descriptions in enumerate(topics, start=1))
+    return (
+        f"You are {voices.companion}, please summarize all the information about each topic "
+        f"with the {user} based on the conversation records below.\n"
+        "The records of each topic are in sequential order, so you need to summarize all the "
+        "information from the initial conversation on that topic to the present.\n"
+        f"{MERGE_MANY_ASK}, keep consistent with the original format, and output one line "
+        "per topic, numbered as the topics are:\n"
+        f"1. The {user} and I talked about *, and the {user} said: **\n"
+        "You cannot fabricate content.\n"
+        f"=====\n{records}\n====="
+    )
+
+
+MERGE_MANY_ASK = "Summarize each topic in one sentence"
+
+
 def transcript(rounds: Sequence[Round], voices: Voices) -> str:
     lines = []
     for round_ in rounds:
@@ -53,17 +106,9 @@ def transcript(rounds: Sequence[Round], voices: Voices) -> str:
 
 def facts_prompt(rounds: Sequence[Round], voices: Voices) -> str:
     """Facts beside the paper's topics: one statement a line, kept in the words said."""
-    user = voices.user
     return (
         f"You are {voices.companion}. List the facts worth remembering from your conversation "
-        f"with the {user} below, one per line:\n"
-        f"- what the {user} said about themselves and their life (people, pets, places, dates, "
-        f"plans, likes, events), as \"{user.capitalize()}: <the fact>\";\n"
-        "- what you suggested or answered that names something (a title, a place, a person, "
-        "advice), and what you said about yourself (your tastes, your favourites), as "
-        "\"You: <the fact>\".\n"
-        "Keep each fact to one short sentence in the words that were used. Leave out greetings, "
-        "thanks, agreement and small talk. If there is nothing to remember, answer \"None\". "
-        "You cannot fabricate content.\n"
+        f"with the {voices.user} below, one per line:\n{_fact_kinds(voices)} If there is "
+        "nothing to remember, answer \"None\". You cannot fabricate content.\n"
         f"=====\n{transcript(rounds, voices)}\n====="
     )

@@ -16,7 +16,7 @@ from dataclasses import replace
 from datetime import UTC, datetime
 
 from jobs.queue import Job, JobQueue
-from jobs.summarize.drafts import FactDraft, Summarizer, Voices
+from jobs.summarize.drafts import FactDraft, Summarizer, Voices, WindowDrafts
 from jobs.summarize.labels import LabelResolver
 from jobs.summarize.writes import Replaced, StaleMerge, TopicWrites
 from memory.errors import EmbeddingUnavailable, VectorStoreUnavailable
@@ -29,6 +29,8 @@ from memory.types import Fact, Round, Speaker, Topic
 from personas.loader import Persona
 
 log = logging.getLogger(__name__)
+MERGES_PER_CALL = 8  # labels merged in one model call
+MERGED_KEPT = 1_000  # descriptions merged ahead and kept for their jobs
 
 
 class SummaryWork:
@@ -60,12 +62,16 @@ class SummaryWork:
         self._default_persona = personas[default_persona]
         self._user_name = user_name
         self._merge_at = merge_at
+        # Descriptions merged ahead, in another label's call: (user, topic ids) -> description.
+        self._merged: dict[tuple[str, tuple[str, ...]], str] = {}
 
     async def summarize(self, job: Job) -> list[Fact]:
         rounds = await self._writes.rounds_of(job)
-        drafts = await self._summarizer.summarize(rounds, self._voices(rounds)) if rounds else []
+        found = (await self._summarizer.window(rounds, self._voices(rounds)) if rounds
+                 else WindowDrafts([], []))
+        drafts = found.topics
         kept = await self._facts.rows.provisional_of(job.user_id, [r.id for r in rounds])
-        new_facts, replaced = replacing(await self._find_facts(job, rounds), kept, rounds)
+        new_facts, replaced = replacing(self._facts_of(job, rounds, found.facts), kept, rounds)
         existing = await self._writes.label_keys(job.user_id)
         keys = await self._labels.keys_for([d.label for d in drafts], existing)
         first, last = (rounds[0].created_at, rounds[-1].created_at) if rounds else (
@@ -94,8 +100,8 @@ class SummaryWork:
         if len(sources) != len(job.topic_ids):
             raise StaleMerge(f"some topics of {job.key} were forgotten or merged already")
         voices = Voices(user=self._user_name, companion=self._default_persona.display_name)
-        description = await self._summarizer.merge(
-            sources[-1].label, [t.description for t in sources], voices)
+        description = (self._merged.pop((job.user_id, tuple(sorted(job.topic_ids))), None)
+                       or await self._merge_with_others(job, sources, voices))
         merged = Topic(
             id=_stable_id(job.key, 0), user_id=job.user_id, label=sources[-1].label,
             description=description, created_at=sources[0].created_at,
@@ -104,6 +110,31 @@ class SummaryWork:
         await self._writes.commit_merge(job, merged, job.label_key or "", sources)
         await self._after_commit(job, [merged], [t.id for t in sources], [])
         return []
+
+    async def _merge_with_others(self, job: Job, sources: Sequence[Topic], voices: Voices
+                                 ) -> str:
+        """The job's merged description. The user's other labels ready to merge are merged in
+        the same call, and kept for their own jobs (which this process usually runs next; a
+        job whose topics changed, or run elsewhere, asks again)."""
+        mine = tuple(sorted(job.topic_ids))
+        groups: list[tuple[tuple[str, ...], Sequence[Topic]]] = [(mine, sources)]
+        for _, _, ids in await self._writes.ready_to_merge(self._merge_at, job.user_id):
+            other = tuple(sorted(ids))
+            if other != mine and len(groups) < MERGES_PER_CALL:
+                found = await self._writes.active_topics(job.user_id, list(other))
+                if len(found) == len(other):
+                    groups.append((other, found))
+        merged: list[str | None] = [None]
+        if len(groups) > 1:
+            merged = await self._summarizer.merge_many(
+                [(g[-1].label, [t.description for t in g]) for _, g in groups], voices)
+        if len(self._merged) > MERGED_KEPT:
+            self._merged.clear()
+        for (merged_ids, _), description in zip(groups[1:], merged[1:], strict=True):
+            if description is not None:
+                self._merged[(job.user_id, merged_ids)] = description
+        return merged[0] or await self._summarizer.merge(
+            sources[-1].label, [t.description for t in sources], voices)
 
     async def undo_merge(self, user_id: str, merged_id: str) -> int:
         """Replace a merged topic by the descriptions it was made of (an admin's undo)."""
@@ -121,6 +152,10 @@ class SummaryWork:
 
     async def _find_facts(self, job: Job, rounds: Sequence[Round]) -> list[Fact]:
         drafts = await self._summarizer.facts(rounds, self._voices(rounds)) if rounds else []
+        return self._facts_of(job, rounds, drafts)
+
+    @staticmethod
+    def _facts_of(job: Job, rounds: Sequence[Round], drafts: Sequence[FactDraft]) -> list[Fact]:
         by_id = {r.id: r for r in rounds}
         return [_fact(job, i, d, [by_id[n] for n in d.round_ids if n in by_id])
                 for i, d in enumerate(drafts)]

@@ -102,6 +102,9 @@ topics = Table(
     Column("indexed", Boolean, nullable=False),
     Column("created_at", Timestamp, nullable=False),
     Column("updated_at", Timestamp, nullable=False),
+    # A superseded belief whose old value the description quotes, and no newer one: the topic
+    # is shown as earlier (memory.beliefs.outdated).
+    Column("quotes_superseded", String(32), nullable=True),
     Index("ix_topics_user_status_updated", "user_id", "status", "updated_at"),
     Index("ix_topics_user_label_key", "user_id", "label_key"),
     **_MYSQL,

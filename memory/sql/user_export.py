@@ -114,6 +114,8 @@ def _topic(row: Any) -> dict[str, Any]:
         "description": row["description"],
         "status": row["status"],
         "merged_into": row["merged_into"],
+        # A superseded belief whose old value it quotes: shown as earlier.
+        "quotes_superseded": row["quotes_superseded"],
         "created_at": as_utc(row["created_at"]).isoformat(),
         "updated_at": as_utc(row["updated_at"]).isoformat(),
     }

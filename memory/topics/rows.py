@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Collection, Sequence
+from dataclasses import replace
+from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy import delete, func, insert, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from memory.sql.engine import as_utc
@@ -86,6 +89,37 @@ class SQLTopicRows:
     async def retract(self, user_id: str, topic_id: str) -> bool:
         return await retract_row(self._engine, topics, user_id, topic_id) is not None
 
+    async def mark_quoting(self, user_id: str, superseded_id: str, old: Collection[str],
+                           new: Collection[str], said_before: datetime) -> list[Topic]:
+        """Mark the user's active topics dated no later than `said_before` whose description
+        holds one of the words `old` and none of `new` (lowercase, whole words) as quoting the
+        superseded belief; returns them, marked and to be indexed again."""
+        if not old:
+            return []
+        text = func.lower(topics.c.description)
+        query = select(topics).where(
+            _active_of(user_id) & topics.c.quotes_superseded.is_(None)
+            & (topics.c.updated_at <= said_before.astimezone(UTC).replace(tzinfo=None))
+            & or_(*(text.contains(word, autoescape=True) for word in old)))
+        async with self._engine.begin() as conn:
+            rows = (await conn.execute(query)).mappings().all()
+            quoting = [to_topic(r) for r in rows
+                       if _holds(r["description"], old) and not _holds(r["description"], new)]
+            if quoting:
+                await conn.execute(update(topics).where(
+                    (topics.c.user_id == user_id) & topics.c.id.in_([t.id for t in quoting]))
+                    .values(quotes_superseded=superseded_id, indexed=False))
+        return [replace(t, quotes_superseded=superseded_id) for t in quoting]
+
+    async def unmark_quoting(self, user_id: str, superseded_id: str) -> list[Topic]:
+        """The belief is current again (restored): its topics are no longer earlier."""
+        mine = (_active_of(user_id) & (topics.c.quotes_superseded == superseded_id))
+        async with self._engine.begin() as conn:
+            rows = (await conn.execute(select(topics).where(mine))).mappings().all()
+            await conn.execute(update(topics).where(mine).values(quotes_superseded=None,
+                                                                 indexed=False))
+        return [replace(to_topic(r), quotes_superseded=None) for r in rows]
+
     async def restore(self, user_id: str, id_prefix: str) -> Topic | None:
         row = await restore_retracted(self._engine, topics, user_id, id_prefix)
         return None if row is None else to_topic(row)
@@ -108,6 +142,12 @@ def _active_of(user_id: str) -> Any:
     return (topics.c.user_id == user_id) & (topics.c.status == ACTIVE)
 
 
+def _holds(description: str, words: Collection[str]) -> bool:
+    """Whether the description holds one of these lowercase words or phrases, as whole words."""
+    text = description.casefold()
+    return any(re.search(rf"(?<!\w){re.escape(word)}(?!\w)", text) for word in words)
+
+
 def topic_row(topic: Topic, *, source_job_id: int | None = None) -> dict[str, Any]:
     """The SQL row of a new active topic, not yet indexed."""
     return {
@@ -122,6 +162,7 @@ def topic_row(topic: Topic, *, source_job_id: int | None = None) -> dict[str, An
         "indexed": False,
         "created_at": topic.created_at.replace(tzinfo=None),
         "updated_at": topic.updated_at.replace(tzinfo=None),
+        "quotes_superseded": topic.quotes_superseded,
     }
 
 
@@ -133,6 +174,7 @@ def to_topic(row: Any) -> Topic:
         description=row["description"],
         created_at=as_utc(row["created_at"]),
         updated_at=as_utc(row["updated_at"]),
+        quotes_superseded=row["quotes_superseded"],
     )
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import uuid
+from collections.abc import Collection
 from datetime import UTC, datetime
 
 from memory.index.chroma import ChromaIndex, VectorHit
@@ -109,6 +110,20 @@ class IndexedTopicStore:
             await self.index([topic])
         return topic
 
+    async def mark_quoting(self, user_id: str, superseded_id: str, old: Collection[str],
+                           new: Collection[str], said_before: datetime) -> int:
+        """Mark the topics that quote only what a superseded belief said (`SQLTopicRows`), in
+        the rows and the index; returns how many."""
+        marked = await self._rows.mark_quoting(user_id, superseded_id, old, new, said_before)
+        await self.index(marked)
+        return len(marked)
+
+    async def unmark_quoting(self, user_id: str, superseded_id: str) -> int:
+        """The superseded belief is current again: its topics are shown as current too."""
+        unmarked = await self._rows.unmark_quoting(user_id, superseded_id)
+        await self.index(unmarked)
+        return len(unmarked)
+
     async def reindex(self) -> int:
         """Bring the index in line with the rows an interrupted job or a failed write left
         behind: active topics in, merged and retracted ones out. Returns how many."""
@@ -133,6 +148,7 @@ def _metadata(topic: Topic) -> dict[str, str | float]:
         "label": topic.label,
         "created_at": topic.created_at.timestamp(),
         "updated_at": topic.updated_at.timestamp(),
+        "quotes_superseded": topic.quotes_superseded or "",
     }
 
 
@@ -145,4 +161,5 @@ def _from_hit(user_id: str, hit: VectorHit) -> Topic:
         description=hit.document,
         created_at=datetime.fromtimestamp(float(meta.get("created_at", 0)), UTC),
         updated_at=datetime.fromtimestamp(float(meta.get("updated_at", 0)), UTC),
+        quotes_superseded=str(meta.get("quotes_superseded", "")) or None,
     )

@@ -109,6 +109,36 @@ async def test_chatting_past_the_window_summarizes_in_the_background(
         assert await companion.rounds.count_unsummarized("ana") == 0
 
 
+async def test_two_labels_ready_together_are_merged_in_one_model_call(
+    tmp_path: Path, llm: ScriptedLLM
+) -> None:
+    work = ["The host and I talked about work, and the host said: I work as a nurse.",
+            "The host and I talked about work, and the host said: night shifts are hard.",
+            "The host and I talked about work, and the host said: my ward is short of staff.",
+            "The host and I talked about work, and the host said: I got a new ward.",
+            "The host and I talked about work, and the host said: I now work days."]
+    merged_hobbies = ("The host and I talked about hobbies, and the host said he liked table "
+                      "tennis because of Zhendong Fan and has now learned to swim.")
+    merged_work = ("The host and I talked about work, and the host said: I work as a nurse, "
+                   "got a new ward and now work days.")
+    llm.enqueue(f"1. {merged_hobbies}\n2. {merged_work}")
+    async with open_companion(_settings(tmp_path, llm, summarizer="llm")) as companion:
+        for sentence in TENNIS_THEN_SWIMMING:
+            await companion.add_topic(
+                "ana", "hobbies", f"The host and I talked about hobbies, and the host said: "
+                f"{sentence}")
+        for description in work:
+            await companion.add_topic("ana", "work", description)
+        asked = len(llm.chat_requests)
+        report = await companion.worker.merge_now("ana")
+        assert report.merged == 2 and report.failed == 0
+        assert len(llm.chat_requests) == asked + 1
+        prompt = llm.chat_requests[-1]["messages"][0]["content"]
+        assert "Topic 1:" in prompt and "Topic 2:" in prompt
+        active = {t.label: t.description for t in await companion.topics.list_topics("ana")}
+        assert active == {"hobbies": merged_hobbies, "work": merged_work}
+
+
 async def test_five_descriptions_merge_into_one_that_memory_then_shows(
     tmp_path: Path, llm: ScriptedLLM
 ) -> None:

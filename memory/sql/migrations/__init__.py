@@ -29,6 +29,7 @@ from memory.sql.migrations import (
     m011_provisional_facts,
     m012_provisional_vectors,
     m013_subjects,
+    m014_topics_quote_superseded,
 )
 from memory.sql.migrations.frozen import MYSQL, Timestamp, now
 
@@ -44,7 +45,8 @@ MIGRATIONS: tuple[Migration, ...] = tuple(
     for version, module in enumerate(
         (m001_core, m002_feedback, m003_facts, m004_teaching, m005_beliefs, m006_shared_pool,
          m007_user_turns, m008_message_counts, m009_index_model, m010_reply_uses,
-         m011_provisional_facts, m012_provisional_vectors, m013_subjects),
+         m011_provisional_facts, m012_provisional_vectors, m013_subjects,
+         m014_topics_quote_superseded),
         start=1,
     )
 )

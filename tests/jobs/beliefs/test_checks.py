@@ -6,6 +6,7 @@ stores, the real embedder, the real job queue and the scripted model."""
 from __future__ import annotations
 
 import json
+import re
 import uuid
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
@@ -254,7 +255,37 @@ async def test_a_judge_that_fails_leaves_every_belief_as_it_was_and_is_retried(
     assert report.superseded == 1
     judge_prompt = llm.chat_requests[-1]["messages"][0]["content"]
     assert "1. (2 March 2024) I live in Paris." in judge_prompt
-    assert "New statement (20 June 2024): We moved to Berlin." in judge_prompt
+    assert "New statement by the host (20 June 2024): We moved to Berlin." in judge_prompt
     statuses = {f["text"]: f["status"] for f in (await _export(judged))["facts"]}
     assert statuses == {"I live in Paris.": "superseded", "We moved to Berlin.": "active"}
     assert all(j.status == DONE for j in await judged.worker.queue.jobs(user_id="ana"))
+
+
+def _by_city(body: dict[str, Any]) -> str:
+    """A model judge that knows one thing: two different cities cannot both be home."""
+    def cities(text: str) -> set[str]:
+        return {city for city in ("Paris", "Berlin") if city in text}
+    answers, new = [], ""
+    for line in body["messages"][-1]["content"].splitlines():
+        if line.startswith("New statement"):
+            new = line
+        elif (numbered := re.match(r"(\d+)\. \(", line)) is not None:
+            differ = cities(line) and cities(new) and cities(line) != cities(new)
+            answers.append(f"{numbered[1]}. {'contradiction 0.95' if differ else 'neutral 0.9'}")
+    return "\n".join(answers)
+
+
+async def test_a_windows_new_beliefs_are_judged_in_one_call_and_the_newest_wins(
+    judged: Companion, llm: ScriptedLLM
+) -> None:
+    await _said(judged, "ana", "I live in Paris.", MARCH)
+    await _said(judged, "ana", "I work at a bakery.", MARCH + timedelta(days=1))
+    await _said(judged, "ana", "We moved to Berlin.", JUNE)
+    llm.responder = _by_city
+    asked = len(llm.chat_requests)
+    report = await judged.worker.check_beliefs("ana")
+    assert len(llm.chat_requests) == asked + 1
+    assert report.superseded == 1
+    statuses = {f["text"]: f["status"] for f in (await _export(judged))["facts"]}
+    assert statuses == {"I live in Paris.": "superseded", "I work at a bakery.": "active",
+                        "We moved to Berlin.": "active"}

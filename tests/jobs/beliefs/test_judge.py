@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from jobs.beliefs.judge import HeuristicJudge, Verdict
+from jobs.beliefs.judge import Case, HeuristicJudge, Verdict
 from tests.jobs.beliefs.premises import belief
 
 CHANGES = [  # an earlier statement, and a later one that cannot hold with it
@@ -48,7 +48,7 @@ COMPATIBLE = [  # never a contradiction, whatever else they share
 
 
 async def _verdict(earlier: str, later: str) -> Verdict:
-    [judged] = await HeuristicJudge().judge(belief(later), [belief(earlier)])
+    [[judged]] = await HeuristicJudge().judge([Case(belief(later), [belief(earlier)])])
     return judged.verdict
 
 

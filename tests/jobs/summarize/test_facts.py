@@ -99,6 +99,35 @@ async def test_a_model_lists_facts_and_what_it_invents_is_dropped(
     assert by_text['You suggested reading "The Hobbit" before bed.'].round_ids == (rounds[3].id,)
 
 
+async def test_a_windows_topics_and_facts_come_from_one_model_call(
+    tmp_path: Path, llm: ScriptedLLM
+) -> None:
+    llm.enqueue("1. The host and I talked about pets, and the host said: she adopted a cat "
+                "named Miso.\n"
+                "2. The host and I talked about work, and the host said: she works night "
+                "shifts as a nurse.\n"
+                "**Facts:**\n"
+                "- Host: I adopted a cat named Miso last week.\n"
+                "- Host: I work night shifts as a nurse at the city hospital.\n"
+                "- Host: I own a yacht in Monaco.")  # never said: dropped
+    settings = _settings(tmp_path, llm, summarizer="llm", summarize_every=len(CHAT))
+    async with open_companion(settings) as companion:
+        await _import(companion, "ana", CHAT)
+        asked = len(llm.chat_requests)
+        report = await companion.worker.upkeep("ana")
+        assert (report.summarized, report.failed) == (1, 0)
+        summaries = [r for r in llm.chat_requests[asked:]
+                     if "summarize the specific topics" in r["messages"][0]["content"]]
+        assert len(summaries) == 1
+        assert not any(FACTS_PROMPT in r["messages"][0]["content"]
+                       for r in llm.chat_requests[asked:])
+        topics = {t.label for t in await companion.topics.list_topics("ana")}
+        facts = {f.text for f in await _facts(companion, "ana")}
+    assert topics == {"pets", "work"}
+    assert facts == {"I adopted a cat named Miso last week.",
+                     "I work night shifts as a nurse at the city hospital."}
+
+
 async def test_small_talk_makes_no_memory(tmp_path: Path, llm: ScriptedLLM) -> None:
     chat = [("hello!", "Hi!"), ("haha ok", "Yes?"), ("Thanks so much, Mel!", "Anytime."),
             ("I totally agree, Melanie.", "Great!"), ("good night", "Sleep well!"),
