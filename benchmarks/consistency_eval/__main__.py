@@ -14,7 +14,9 @@ both runs); both were generated once from templates written by an AI assistant, 
 scripts, and are kept as data. The independent set (benchmarks/data/consistency_independent.jsonl,
 135 timelines) was written by hand by three helper agents who saw no code and no other set,
 from a brief naming only the task, the kinds of change and the format, and is run once at the
-end of the work it measures. Their headers say how each was made and where it is weak.
+end of the work it measures; a second one (consistency_independent2.jsonl, 135 timelines, three
+other writers in other voices) was written the same way once the first had been looked at.
+Their headers say how each was made and where it is weak.
 
 Each timeline's statements are stored as facts of one user, dated as said, and the belief check
 of the memory jobs runs over them (`MemoryWorker.check_beliefs`, the job the summary and teaching
@@ -43,7 +45,7 @@ machinery shows what a perfect judge gives it):
     python -m benchmarks.consistency_eval [--timelines N]
 
 Default settings: SQLite, embedded chromadb, the packaged MiniLM embedder. The last line is
-`flip_precision=<x> clean=<y> kept=<z>`, for the offline judge on the last set (the
+`flip_precision=<x> clean=<y> kept=<z>`, for the offline judge on the last set (the second
 independent one by default). It does not import the timelines as rounds: topics, which the
 summaries would make of them, are not measured here.
 """
@@ -269,9 +271,10 @@ def truth_of(data: Sequence[Timeline]) -> dict[str, tuple[str, str]]:
 
 # The development set was looked at while the offline judge's rules were written; the held-out
 # set was written apart, by another author who saw neither the rules nor the other set; the
-# independent set by three writers who saw no code and no other set, for subjects by meaning.
+# independent sets by three writers each who saw no code and no other set (the second written
+# after the first had been looked at).
 DATASETS = {"development": "consistency_development", "heldout": "consistency_heldout",
-            "independent": "consistency_independent"}
+            "independent": "consistency_independent", "independent2": "consistency_independent2"}
 HEADER = ("data", "judge", "flips", "flip prec", "contra pr", "recall", "asked+rc", "wrong/100b",
           "newest", "clean 0", "clean", "kept", "consistency", "calls/bel", "ms/belief")
 
