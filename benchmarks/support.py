@@ -120,15 +120,24 @@ def judge_answer(prompt: str, label: Callable[[str, str], str]) -> str:
                      for n, (earlier, new) in enumerate(judged_pairs(prompt), start=1))
 
 
+def nothing_changed(prompt: str) -> str:
+    """A belief judge's answer for a conversation where nothing changes: a statement said again
+    in the same words is an entailment, anything else neutral."""
+    return judge_answer(prompt, lambda earlier, new: "entailment 0.9"
+                        if earlier.casefold() == new.casefold() else "neutral 0.9")
+
+
+JUDGE_PROMPT = "You check whether statements can all be true now"  # jobs/beliefs/model_judge.py
+
+
 def capable_answer(prompt: str) -> str:
     """Answers the summary (with or without the facts), facts, merge and belief prompts as a
     capable model would: it
     restates what the user said about themselves in the third person, and what the companion
     recommended; it finds no two statements contradicting each other (the studies that use it
     say nothing changes), only the same statement said again."""
-    if "You check whether statements can all be true now" in prompt:
-        return judge_answer(prompt, lambda earlier, new: "entailment 0.9"
-                            if earlier.casefold() == new.casefold() else "neutral 0.9")
+    if JUDGE_PROMPT in prompt:
+        return nothing_changed(prompt)
     if "=====" not in prompt:  # a prompt it was not written for: no answer
         return "None"
     transcript = prompt.split("=====")[1]

@@ -34,12 +34,13 @@ from typing import Any
 from sqlalchemy import func, select
 
 from benchmarks.support import (
+    JUDGE_PROMPT,
     MERGE_MANY,
     WINDOW_PROMPT,
     ModelServer,
     ScriptedModel,
-    judge_answer,
     merge_many_answer,
+    nothing_changed,
     read_set,
     table_head,
     table_row,
@@ -77,8 +78,7 @@ def capable_answer(prompt: str) -> str:
     thing said about a subject as a fact, and two beliefs as the same when their words are (the
     conversation changes nothing it said)."""
     if kind_of(prompt) == "belief checks":
-        return judge_answer(prompt, lambda earlier, new: "entailment 0.9"
-                            if earlier.casefold() == new.casefold() else "neutral 0.9")
+        return nothing_changed(prompt)
     transcript = prompt.split("=====")[1]
     if "Summarize it in one sentence" in prompt:  # Table III: keep the newest record
         last = [line for line in transcript.splitlines() if line.strip()][-1]
@@ -104,7 +104,7 @@ KINDS = ("summaries and facts", "summaries", "facts", "merges", "belief checks")
 
 def kind_of(prompt: str) -> str:
     """Which upkeep job a prompt is from (`jobs/summarize/prompts.py`, `jobs/beliefs`)."""
-    if "You check whether statements can all be true now" in prompt:
+    if JUDGE_PROMPT in prompt:
         return "belief checks"
     if "Summarize it in one sentence" in prompt or MERGE_MANY in prompt:
         return "merges"

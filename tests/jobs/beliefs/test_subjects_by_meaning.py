@@ -62,6 +62,16 @@ async def _status(companion: Companion, fact: Fact, user: str = "ana") -> str:
     return belief.status
 
 
+def _shown_as_now(lines: list[str], word: str) -> bool:
+    """A memory line holds the word and is not marked earlier."""
+    return any(word in line and "earlier" not in line for line in lines)
+
+
+def _never_as_now(lines: list[str], word: str) -> bool:
+    """Every memory line holding the word (if any) is marked earlier."""
+    return all("earlier" in line for line in lines if word in line)
+
+
 async def test_a_move_said_without_live_supersedes_the_old_city(
     bank: Companion, llm: ScriptedLLM
 ) -> None:
@@ -80,10 +90,9 @@ async def test_an_implied_move_is_the_newest_on_its_subject_in_the_prompt(
     await _timeline(bank, "our flat in Leeds has a cracked window",
                     "finally hung the pictures in our new flat in Turin")
     lines = await _prompt_lines(bank, llm, "Which city do I live in?")
-    turin = [line for line in lines if "Turin" in line]
-    assert turin and "earlier" not in turin[0]
+    assert _shown_as_now(lines, "Turin")
     # The old city is either gone or shown as earlier, never as how things are now.
-    assert all("earlier" in line for line in lines if "Leeds" in line)
+    assert _never_as_now(lines, "Leeds")
 
 
 async def test_a_new_partners_name_is_not_taken_for_the_old_one(
@@ -92,9 +101,8 @@ async def test_a_new_partners_name_is_not_taken_for_the_old_one(
     kim, _ = await _timeline(bank, "Kim and I got engaged in June",
                              "I'm seeing someone called Sam now")
     lines = await _prompt_lines(bank, llm, "Who am I dating?")
-    assert any("Sam" in line and "earlier" not in line for line in lines)
-    kim_lines = [line for line in lines if "Kim" in line]
-    assert await _status(bank, kim) == "superseded" or all("earlier" in x for x in kim_lines)
+    assert _shown_as_now(lines, "Sam")
+    assert await _status(bank, kim) == "superseded" or _never_as_now(lines, "Kim")
 
 
 async def test_a_subject_no_rule_reads_gets_its_newest_statement(
@@ -103,8 +111,8 @@ async def test_a_subject_no_rule_reads_gets_its_newest_statement(
     await _timeline(bank, "my trusty old Fiesta failed its MOT again",
                     "just picked up the keys to my new Tesla")
     lines = await _prompt_lines(bank, llm, "What am I driving these days?")
-    assert any("Tesla" in line and "earlier" not in line for line in lines)
-    assert all("earlier" in line for line in lines if "Fiesta" in line)
+    assert _shown_as_now(lines, "Tesla")
+    assert _never_as_now(lines, "Fiesta")
 
 
 async def test_compatible_statements_on_a_subject_survive(bank: Companion) -> None:
