@@ -22,6 +22,7 @@ import numpy as np
 from jobs.beliefs.flipping import decide
 from jobs.beliefs.judge import Case, Judge, Judgement
 from memory.beliefs.belief import About, Belief, BeliefSettings
+from memory.beliefs.claims import claim_of
 from memory.beliefs.outdated import change_of
 from memory.beliefs.rows import SQLBeliefRows
 from memory.beliefs.subjects import Subjects
@@ -78,8 +79,22 @@ class BeliefChecker:
             news = [_New(b if b.subject is not None else replace(
                 b, subject=self._subjects.of_vector(b.fact.text, v)), v)
                 for b, v in zip(batch, vectors, strict=True)]
-            await self._check_batch(news, report)
+            await self._check_batch(await self._own_lives_only(news), report)
         return report
+
+    async def _own_lives_only(self, news: list[_New]) -> list[_New]:
+        """A subject found by meaning is dropped from a statement about someone else's life
+        ("my buddy Ray switched to Android" is about no phone of the speaker's); a claim's
+        subject stays (the claims read whose it is themselves)."""
+        if self._values is None:
+            return news
+        by_meaning = [new for new in news
+                      if new.belief.subject is not None and claim_of(new.belief.fact.text) is None]
+        read = await self._values.read([new.belief.fact.text for new in by_meaning])
+        others = {new.belief.id for new, values in zip(by_meaning, read, strict=True)
+                  if values.someone_else}
+        return [replace(new, belief=replace(new.belief, subject=None))
+                if new.belief.id in others else new for new in news]
 
     async def _check_batch(self, news: Sequence[_New], report: CheckReport) -> None:
         vectors = np.asarray([new.vector for new in news], dtype=np.float32)

