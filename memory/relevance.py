@@ -100,28 +100,45 @@ class Relevance:
             return []
         if self.plan.mode == "topics":
             return await self._paper_topics(user_id, await vector)
-        taught, by_words, by_meaning = await asyncio.gather(
+        # The newest statements on what the message is about are read beside the searches.
+        taught, by_words, by_meaning, newest = await asyncio.gather(
             self._taught(user_id, text, vector), self._by_words(user_id, text),
-            self._by_meaning(user_id, vector))
+            self._by_meaning(user_id, vector), self._newest_asked(user_id, vector))
         ranked = taught + fuse(by_meaning, by_words)
-        return await self._newest_on_subjects(user_id, ranked, await vector)
+        return await self._with_newest(user_id, ranked, newest)
 
-    async def _newest_on_subjects(self, user_id: str, ranked: list[Found],
-                                  vector: Vector | None) -> list[Found]:
+    async def _newest_asked(self, user_id: str, pending: Awaitable[Vector | None]
+                            ) -> _Newest:
+        """The subjects the message is about (its closest by meaning, at most
+        `SUBJECTS_LOOKED_UP`) and the user's newest statement on each."""
+        if self._subjects is None or not self.plan.facts:
+            return _Newest([], {})
+        vector = await pending
+        if vector is None:
+            return _Newest([], {})
+        await self._subjects.load()
+        asked = self._subjects.closest(vector, MESSAGE_SUBJECTS, MESSAGE_FLOOR)
+        asked = asked[:SUBJECTS_LOOKED_UP]
+        return _Newest(asked, await self._facts.rows.newest_on(user_id, asked))
+
+    async def _with_newest(self, user_id: str, ranked: list[Found],
+                           asked: _Newest) -> list[Found]:
         """The budget filled with the best of `ranked`, and with the user's newest statement on
-        the subject the message is about and on those of the facts taken; what the user said
-        before it on its subject is marked as earlier. Newer words win even where the searches
-        did not find them ("we're in Vienna now" for "which city am I in?")."""
+        the subjects the message is about (`asked`) and, up to `SUBJECTS_LOOKED_UP` subjects
+        in all, on those of the facts taken; what the user said before it on its subject is
+        marked as earlier. Newer words win even where the searches did not find them ("we're
+        in Vienna now" for "which city am I in?")."""
         kept = self._fill(ranked)
         if self._subjects is None or not self.plan.facts:
             return kept
-        await self._subjects.load()
-        asked = (self._subjects.closest(vector, MESSAGE_SUBJECTS, MESSAGE_FLOOR)
-                 if vector is not None else [])
-        own = [f.memory.id for f in kept
-               if isinstance(f.memory, Fact) and f.memory.speaker is Speaker.USER]
-        subject_of, newest = await self._facts.rows.newest_on(
-            user_id, own, asked, limit=SUBJECTS_LOOKED_UP)
+        subject_of = {f.memory.id: f.memory.subject for f in kept
+                      if isinstance(f.memory, Fact) and f.memory.speaker is Speaker.USER
+                      and f.memory.subject}
+        more = [s for s in dict.fromkeys(subject_of.values()) if s not in asked.subjects]
+        more = more[:SUBJECTS_LOOKED_UP - len(asked.subjects)]
+        newest = asked.statements
+        if more:  # a second read only when the message names fewer subjects than may be read
+            newest = {**newest, **await self._facts.rows.newest_on(user_id, more)}
         held = {memory_key(found.memory) for found in kept}
         brought = [Found(fact, 0.0, newest_on=subject) for subject, fact in newest.items()
                    if memory_key(fact) not in held]
@@ -143,7 +160,8 @@ class Relevance:
         by_meaning: list[tuple[Relevant, float]] = []
         if vector is not None and self.plan.by_meaning:
             hits = await self._facts.by_meaning(user_id, vector, TAUGHT, taught=True)
-            by_meaning = [(fact, score) for fact, score in hits if score >= self.plan.floor]
+            by_meaning = await self._with_subjects(
+                user_id, [(fact, score) for fact, score in hits if score >= self.plan.floor])
         return fuse(by_meaning, list(by_words_found))[:TAUGHT]
 
     async def _paper_topics(self, user_id: str, vector: Vector | None) -> list[Found]:
@@ -171,8 +189,20 @@ class Relevance:
             else _nothing(),
         )
         found: list[tuple[Relevant, float]] = [(h.topic, h.score) for h in topic_hits]
-        found += [(fact, score) for fact, score in fact_hits if score >= self.plan.floor]
-        return sorted(found, key=lambda pair: -pair[1])
+        facts = await self._with_subjects(
+            user_id, [(fact, score) for fact, score in fact_hits if score >= self.plan.floor])
+        return sorted(found + facts, key=lambda pair: -pair[1])
+
+    async def _with_subjects(self, user_id: str, hits: list[tuple[Fact, float]]
+                             ) -> list[tuple[Relevant, float]]:
+        """Facts found in the index, with the subjects SQL holds (the index does not keep
+        them: a belief check sets them later)."""
+        if self._subjects is None:
+            return list(hits)
+        subjects = await self._facts.rows.subjects_of(
+            user_id, [fact.id for fact, _ in hits if fact.subject is None])
+        return [(replace(fact, subject=subjects.get(fact.id, fact.subject)), score)
+                for fact, score in hits]
 
     def _fill(self, ranked: list[Found]) -> list[Found]:
         """The best memories that fit the budget together, none repeating another."""
@@ -275,6 +305,14 @@ def _said(memory: Relevant) -> str:
     if isinstance(memory, Fact):
         return memory.text
     return undated(_TOPIC_HEAD.sub("", memory.description, count=1))
+
+
+@dataclass(frozen=True, slots=True)
+class _Newest:
+    """Subjects a message is about, and the user's newest statement on each that has one."""
+
+    subjects: list[str]
+    statements: dict[str, Fact]
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,9 +1,9 @@
 """Consistent beliefs: when people change, does the newest belief win, and is nothing else lost?
 
 MemoryBank's evaluation (accuracy of the bank's beliefs and consistency = 1 - violated / applicable
-constraints over all beliefs), on three sets of user timelines: statements over weeks, some
+constraints over all beliefs), on five sets of user timelines: statements over weeks, some
 changing an earlier one (moves, jobs, pets, relationships, diets, ages, counts, favourites, and
-in the third set many subjects no rule names), many compatible with the ones before ("I live
+in the independent sets many subjects no rule names), many compatible with the ones before ("I live
 in Berlin" / "I love Berlin's parks"), and a few in which the companion contradicts what it
 said about itself. The development set (benchmarks/data/consistency_development.jsonl, 240
 timelines) was looked at while the offline judge's rules and the subjects' sentences were
@@ -15,7 +15,9 @@ scripts, and are kept as data. The independent set (benchmarks/data/consistency_
 135 timelines) was written by hand by three helper agents who saw no code and no other set,
 from a brief naming only the task, the kinds of change and the format, and is run once at the
 end of the work it measures; a second one (consistency_independent2.jsonl, 135 timelines, three
-other writers in other voices) was written the same way once the first had been looked at.
+other writers in other voices) was written the same way once the first had been looked at, and a
+third (consistency_independent3.jsonl, 135 timelines, three more writers: students, parents and
+retirees, people writing English as a second language) once both had.
 Their headers say how each was made and where it is weak.
 
 Each timeline's statements are stored as facts of one user, dated as said, and the belief check
@@ -45,8 +47,8 @@ machinery shows what a perfect judge gives it):
     python -m benchmarks.consistency_eval [--timelines N]
 
 Default settings: SQLite, embedded chromadb, the packaged MiniLM embedder. The last line is
-`flip_precision=<x> clean=<y> kept=<z>`, for the offline judge on the last set (the second
-independent one by default). It does not import the timelines as rounds: topics, which the
+`flip_precision=<x> clean=<y> kept=<z>`, for the offline judge on the last set (the third
+independent one, by default). It does not import the timelines as rounds: topics, which the
 summaries would make of them, are not measured here.
 """
 
@@ -271,10 +273,11 @@ def truth_of(data: Sequence[Timeline]) -> dict[str, tuple[str, str]]:
 
 # The development set was looked at while the offline judge's rules were written; the held-out
 # set was written apart, by another author who saw neither the rules nor the other set; the
-# independent sets by three writers each who saw no code and no other set (the second written
-# after the first had been looked at).
+# independent sets by three writers each who saw no code and no other set (each written after
+# the ones before it had been looked at).
 DATASETS = {"development": "consistency_development", "heldout": "consistency_heldout",
-            "independent": "consistency_independent", "independent2": "consistency_independent2"}
+            "independent": "consistency_independent", "independent2": "consistency_independent2",
+            "independent3": "consistency_independent3"}
 HEADER = ("data", "judge", "flips", "flip prec", "contra pr", "recall", "asked+rc", "wrong/100b",
           "newest", "clean 0", "clean", "kept", "consistency", "calls/bel", "ms/belief")
 

@@ -154,28 +154,29 @@ class SQLFactRows:
             found = await facts_by_words(conn, user_id, terms, limit, taught=taught)
         return [(to_fact(row), score) for row, score in found]
 
-    async def newest_on(self, user_id: str, fact_ids: Sequence[str], subjects: Sequence[str],
-                        *, limit: int) -> tuple[dict[str, str], dict[str, Fact]]:
-        """The subjects of these facts of the user (by id), and the user's own newest active
-        statement (taught or said, provisional or not) on each of `subjects` and of those, at
-        most `limit` subjects in that order: two statements, one indexed read per subject."""
-        newest: dict[str, Fact] = {}
+    async def subjects_of(self, user_id: str, fact_ids: Sequence[str]) -> dict[str, str]:
+        """The subjects of these facts of the user that have one, by id."""
+        if not fact_ids:
+            return {}
+        query = select(facts.c.id, facts.c.subject).where(
+            (facts.c.user_id == user_id) & facts.c.id.in_(list(fact_ids))
+            & facts.c.subject.is_not(None))
         async with self._engine.connect() as conn:
-            subject_of = dict((await conn.execute(
-                select(facts.c.id, facts.c.subject).where(
-                    (facts.c.user_id == user_id) & facts.c.id.in_(list(fact_ids))
-                    & facts.c.subject.is_not(None)))).all()) if fact_ids else {}
-            ordered = [*subjects, *(subject_of[i] for i in fact_ids if i in subject_of)]
-            chosen = list(dict.fromkeys(ordered))[:limit]
-            if chosen:
-                mine = (_active_of(user_id) & (facts.c.speaker == Speaker.USER.value))
-                newest_each = [select(facts).where(mine & (facts.c.subject == subject))
-                               .order_by(facts.c.said_at.desc(), facts.c.seq.desc()).limit(1)
-                               .subquery() for subject in chosen]
-                query = union_all(*(select(newest) for newest in newest_each))
-                for row in (await conn.execute(query)).mappings():
-                    newest[row["subject"]] = to_fact(row)
-        return subject_of, newest
+            return {row.id: row.subject for row in await conn.execute(query)}
+
+    async def newest_on(self, user_id: str, subjects: Sequence[str]) -> dict[str, Fact]:
+        """The user's own newest active statement (taught or said, provisional or not) on each
+        subject: one statement, one indexed read per subject."""
+        if not subjects:
+            return {}
+        mine = _active_of(user_id) & (facts.c.speaker == Speaker.USER.value)
+        newest_each = [select(facts).where(mine & (facts.c.subject == subject))
+                       .order_by(facts.c.said_at.desc(), facts.c.seq.desc()).limit(1)
+                       .subquery() for subject in dict.fromkeys(subjects)]
+        query = union_all(*(select(newest) for newest in newest_each))
+        async with self._engine.connect() as conn:
+            return {row["subject"]: to_fact(row)
+                    for row in (await conn.execute(query)).mappings()}
 
     async def newest(
         self, user_id: str, limit: int, offset: int = 0, *, origin: Origin | None = None
