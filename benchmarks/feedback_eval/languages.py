@@ -1,10 +1,12 @@
 """The requests, corrections and answers of the feedback study, per language, read from
-benchmarks/data/feedback_lexical.jsonl (its header says who wrote them and how)."""
+benchmarks/data: the development set (feedback_lexical.jsonl) or the independent one
+(feedback_lexical_independent.jsonl); their headers say who wrote them and how."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from benchmarks.support import read_set
@@ -31,13 +33,19 @@ class Language:
     answer_without_the_word: str
 
 
-def _article(noun: str) -> str:
+SETS = {"development": "feedback_lexical", "independent": "feedback_lexical_independent"}
+
+
+def _article(noun: str, language: str) -> str:
+    """"{a_noun}": the noun with its article in English; Hindi and Punjabi have none."""
+    if language != "English":
+        return noun
     return ("an " if noun[0] in "aeiou" else "a ") + noun
 
 
-def fill(template: str, *, noun: str, word: str = "", phrase: str = "") -> str:
+def fill(template: str, *, language: str, noun: str, word: str = "", phrase: str = "") -> str:
     """A feedback or answer template with its blanks filled in."""
-    return template.format(noun=noun, a_noun=_article(noun), w=word, phrase=phrase)
+    return template.format(noun=noun, a_noun=_article(noun, language), w=word, phrase=phrase)
 
 
 def variation(spec: dict[str, Any]) -> Callable[[str], str]:
@@ -76,12 +84,14 @@ def _language(name: str, records: list[dict[str, Any]]) -> Language:
     )
 
 
-def _languages() -> tuple[Language, ...]:
+@cache
+def languages(set_name: str = "development") -> tuple[Language, ...]:
+    """The languages of a set ("development" or "independent"), in the order written."""
     by_name: dict[str, list[dict[str, Any]]] = {}
-    for record in read_set("feedback_lexical").records:
+    for record in read_set(SETS[set_name]).records:
         by_name.setdefault(record["language"], []).append(record)
     return tuple(_language(name, records) for name, records in by_name.items())
 
 
-LANGUAGES = _languages()
-ENGLISH = next(language for language in LANGUAGES if language.name == "English")
+def english(set_name: str = "development") -> Language:
+    return next(language for language in languages(set_name) if language.name == "English")
