@@ -26,7 +26,7 @@ _PEOPLE = frozenset((
     "classmate", "teammate", "partner", "wife", "husband", "boyfriend", "girlfriend", "bf",
     "gf", "hubby", "fiance", "fiancee", "fiancé", "fiancée"))
 _PARTNERS = frozenset(("partner", "wife", "husband", "boyfriend", "girlfriend", "bf", "gf",
-                       "hubby", "fiance", "fiancee", "fiancé", "fiancée", "half"))
+                       "hubby", "fiance", "fiancee", "fiancé", "fiancée"))
 _SUBJECTS = frozenset(("nsubj", "nsubjpass", "expl"))
 _CLAUSES = frozenset(("advcl", "ccomp", "csubj", "relcl"))
 _CONTENT = frozenset(("NOUN", "PROPN", "NUM", "VERB"))
