@@ -2,20 +2,21 @@
 where it applies, and only there?
 
 A simulated user asks for synonyms, antonyms, homonyms, definitions and example sentences, in
-several phrasings each (section 3.3.1 of the paper), in English, Hindi and Punjabi (see
-benchmarks/data/feedback_lexical.jsonl for the data and how it was written); some phrasings are
-ambiguous ("What is like < quick > ?"). A scripted model misreads the ambiguous ones unless a
-clarification in its prompt says what the user means. Its answer names the word asked about for
-every request ("The homonym for quick is ...") or for none, one stream each, reported apart. When it
-misreads, the user corrects it, in one of several ways ("No, I meant a synonym.", "/correct ...",
-"When I ask 'is like', I mean a synonym."). Everything else is real: the dialogue core, SQLite,
-embedded chromadb and the packaged MiniLM embedder. Each language is its own user in its own stream.
+several phrasings each (section 3.3.1 of the paper), in English, Hindi and Punjabi (see the
+data sets below for how they were written); some phrasings are ambiguous ("What is like
+< quick > ?"). A scripted model misreads the ambiguous ones unless a clarification in its
+prompt says what the user means. Its answer names the word asked about for every request ("The
+homonym for quick is ...") or for none: one stream each, reported apart. When it misreads, the
+user corrects it, in one of several ways ("No, I meant a synonym.", "/correct ...", "When I
+ask 'is like', I mean a synonym."). Everything else is real: the dialogue core, SQLite,
+embedded chromadb and the packaged MiniLM embedder. Each language and answer style is its own
+user in its own stream.
 
-For each language it prints, among the queries whose phrasing was corrected before, the share
-that retrieve a right clarification (the first one names the task the user means) and the share
-that retrieve a wrong one (any names another task); also the wrong share over all queries, and
-how often the model understood; then the same by the lookup that found the first
-clarification.
+For each language and answer style it prints, among the queries whose phrasing was corrected
+before, the share that retrieve a right clarification (the first one names the task the user
+means) and the share that retrieve a wrong one (any names another task); also the wrong share
+over all queries, and how often the model understood; then the same by the lookup that found
+the first clarification.
 
     python -m benchmarks.feedback_eval                 # the independent set, 300 queries a stream
     python -m benchmarks.feedback_eval --set development
@@ -76,8 +77,8 @@ class Reader:
     def __init__(self, spoken: Sequence[Language], naming: bool) -> None:
         self._spoken = spoken
         self._naming = naming
-        # Longest first: a phrasing that holds another ("What is not like {w}" holds "What is
-        # like {w}"'s words in part) is tried before it.
+        # Longest first: "What is {w}" would also match "What is the opposite of quick",
+        # with "the" for the word.
         self._patterns = sorted(((_template_pattern(p.template), p, language)
                                  for language in spoken for p in language.phrasings),
                                 key=lambda found: -len(found[1].template))

@@ -39,25 +39,20 @@ def test_values_of_different_kinds_do_not_differ(reader: ValueReader) -> None:
     assert not sushi.differs(osaka)
 
 
-@pytest.mark.parametrize("text", [
-    "my buddy Ray switched to Android",
-    "Betty next door has been sent to a new doctor",
-    "she finally moved to Leeds",
-    "Hmm, my roommate works for Aldi now",
+# Another person's life, then the speaker's own.
+@pytest.mark.parametrize(("text", "someone_else"), [
+    ("my buddy Ray switched to Android", True),
+    ("Betty next door has been sent to a new doctor", True),
+    ("she finally moved to Leeds", True),
+    ("Hmm, my roommate works for Aldi now", True),
+    ("switched to Android, my friends are confused", False),
+    ("my girlfriend Zoe is the funniest person I know", False),
+    ("two kids keep me very busy", False),
+    ("Daisy is our new puppy", False),
+    ("my mum had a baby at 44, which means I now have four siblings", False),
+    ("we moved to Vienna in May", False),
 ])
-def test_another_persons_life_is_someone_elses(reader: ValueReader, text: str) -> None:
+def test_whose_life_a_statement_is_about(reader: ValueReader, text: str,
+                                         someone_else: bool) -> None:
     [values] = reader.read_now([text])
-    assert values.someone_else
-
-
-@pytest.mark.parametrize("text", [
-    "switched to Android, my friends are confused",
-    "my girlfriend Zoe is the funniest person I know",
-    "two kids keep me very busy",
-    "Daisy is our new puppy",
-    "my mum had a baby at 44, which means I now have four siblings",
-    "we moved to Vienna in May",
-])
-def test_the_speakers_own_life_is_theirs(reader: ValueReader, text: str) -> None:
-    [values] = reader.read_now([text])
-    assert not values.someone_else
+    assert values.someone_else is someone_else
