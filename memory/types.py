@@ -152,7 +152,7 @@ class ScoredFeedback:
 
     feedback: Feedback
     score: float
-    how: str  # "same message", "similar", "alike in wording" or "your rule"
+    how: str  # "same message", "your rule", "same request" or "similar meaning"
 
 
 class PoolStatus(StrEnum):

@@ -10,6 +10,7 @@ from bot.core.wording import counted
 from jobs.queue import Job
 from jobs.worker import SweepReport
 from memory.days import day
+from memory.feedback.store import SAME_REQUEST, YOUR_RULE
 from memory.types import (
     Fact,
     Feedback,
@@ -102,8 +103,17 @@ def feedback_line(item: Feedback) -> str:
 
 def clarification_line(found: ScoredFeedback) -> str:
     item = found.feedback
-    return (f"{found.score:.2f} {found.how} [{short_id(item.id)}] "
+    return (f"{found.score:.2f} {found.how}{_lookup_detail(found)} [{short_id(item.id)}] "
             f"\"{_clip(item.key, 60)}\" → {_clip(item.feedback, 100)}")
+
+
+def _lookup_detail(found: ScoredFeedback) -> str:
+    """What the lookup matched: the rule's phrase, or the request's words without its subject."""
+    if found.how == YOUR_RULE:
+        return f' on "{found.feedback.rule}"'
+    if found.how == SAME_REQUEST and found.feedback.frame:
+        return f' ("{found.feedback.frame} …")'
+    return ""
 
 
 def round_lines(round_: Round, max_chars: int = 200) -> list[str]:

@@ -107,6 +107,9 @@ Does the message say that the assistant misunderstood the request, or what the u
 it? Answer with one word: yes or no."""
 
 
+# How many of the companion's replies before a corrected one tell its wording apart.
+EARLIER_REPLIES = 20
+
 SUBJECT = """Which words of this message say what it is about (its subject), as opposed to \
 the words that say what is asked about it?
 Message: {message}
@@ -160,6 +163,7 @@ class Corrections:
             return None
         original = await self._original(previous)
         understanding = understanding_of(previous.reply_text)
+        earlier = await self._earlier_replies(previous)
         item = await self._feedback.remember(Correction(
             user_id=round_.user_id,
             key=original,
@@ -169,16 +173,24 @@ class Corrections:
             persona=persona,
             shared=self._share,
             round_id=round_.id,
-            subject=await self._subject(original, understanding or previous.reply_text),
+            subject=await self._subject(original, understanding or previous.reply_text, earlier),
+            earlier_replies=earlier,
         ))
         log.info("Feedback %s from %s about %r", item.id[:8], round_.user_id, original[:60])
         return Caught(item, original)
 
-    async def _subject(self, original: str, answer: str) -> str:
-        """What the corrected message is about, asked of a capable model once, when the answer
-        named none of its words: without it the correction has no frame and applies only to
-        the same message until another of its shape is corrected. "" when not asked."""
-        if not self._confirm or frame_of(original, answer):
+    async def _earlier_replies(self, previous: Round) -> tuple[str, ...]:
+        """The companion's replies to the user before the corrected one: the words they share
+        are how it words any reply, not what the corrected message was about."""
+        rounds = await self._rounds.recent_rounds(previous.user_id, EARLIER_REPLIES,
+                                                  before_id=previous.id)
+        return tuple(r.reply_text for r in rounds if r.reply_text)
+
+    async def _subject(self, original: str, answer: str, earlier: tuple[str, ...]) -> str:
+        """What the corrected message is about, asked of a capable model once, when no subject
+        is clear otherwise (see `frame_of`): without it the correction has no frame and applies
+        only to the same message until another of its shape is corrected. "" when not asked."""
+        if not self._confirm or frame_of(original, answer, earlier):
             return ""
         try:
             subject = await model_answer(self._model, SUBJECT.format(message=original))

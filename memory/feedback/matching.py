@@ -10,14 +10,22 @@ repeated ("the homonym for quick is ..." repeats "quick"). A later message share
 misunderstanding when it is the misunderstood message with only the subject changed (and a
 word or two before or after it).
 
-A user can also state a **rule** ("When I say similar to, I mean a synonym"): the rule's phrase
-then applies wherever it appears.
+The subject is found, in order, from: the words the user set off ("< quick >", "'quick'"); the
+few words of the message that the answer repeats and that the companion's earlier replies do
+not hold (those are the reply's own wording: "The homonym for ... is"); a capable model's
+answer (see `bot.core.corrections`); or another corrected message of the same shape.
+
+A user can also state a **rule** ("When I say similar to, I mean a synonym"). A rule is as narrow
+as the request it came from: its phrase applies to a message of the corrected message's shape
+(its frame with the subject changed or, with no frame known, one place changed outside the
+phrase), never wherever the phrase appears: "like" in "What is like X" says nothing about
+"What sounds like X".
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
@@ -46,11 +54,16 @@ FILLERS = frozenset({"please", "pls", "hey", "hi", "hello", "thanks", "thank", "
                      "bitte", "danke", "hola", "gracias", "пожалуйста", "спасибо"})
 # Fillers of two words ("ਕਿਰਪਾ ਕਰਕੇ", please in Punjabi): each word alone may mean more.
 FILLER_PAIRS = frozenset({("ਕਿਰਪਾ", "ਕਰਕੇ"), ("por", "favor"), ("por", "favour")})
+# The words a user set off as what a message is about: "What is like < quick > ?", "what does
+# 'serene' mean" (a quote opens after a space, so the apostrophe of "what's" opens none).
+_OPEN, _CLOSE = "'\"\u2018\u201c\u00ab", "'\"\u2019\u201d\u00bb"
+_MARKED = re.compile(rf"<\s*([^<>]+?)\s*>|(?:^|(?<=\s))[{_OPEN}]([^{_CLOSE}]+)[{_CLOSE}](?=\W|$)")
+# Where a preamble ends: "One more: ...", "Quick question, ...".
+_CLAUSE_END = re.compile(r"[,:;\u2014\u2013]")
 _NOT_A_PHRASE = frozenset({"it", "that", "this", "no", "which", "what"})
 MAX_RULE_WORDS = 5
-# A later message may hold a few more words than the misunderstood one: in the subject ("What is
-# like < very quick > ?") or around the request ("One more: ..."); beyond that it is a
-# different request that happens to share words.
+# A later message may hold a few more words than the misunderstood one around the request ("One
+# more: ..."); beyond that it is a different request that happens to share words.
 EXTRA_WORDS = 2
 # Two corrected messages are one request about two subjects when they differ in one place of at
 # most this many words, and share at least that many.
@@ -83,32 +96,60 @@ def rule_phrase(feedback: str, key: str) -> str:
     return ""
 
 
-def frame_of(key: str, answer: str) -> str:
-    """The words of `key` that are neither its subject nor filler; "" when the answer names
-    no subject."""
-    answered = set(words(answer))
+def frame_of(key: str, answer: str, earlier_replies: Sequence[str] = ()) -> str:
+    """The words of `key` that are neither its subject nor filler; "" when no subject is clear
+    (see the module's doc). `earlier_replies`: the companion's replies before `answer`."""
     key_words = _meaningful(key)
-    subject = {w for w in key_words if w in answered and w not in ENGLISH_STOP_WORDS}
-    if not subject:
+    subject = _marked(key, key_words) or _answered(key_words, answer, earlier_replies)
+    if not 0 < len(subject) <= MAX_SUBJECT_WORDS or len(subject) >= len(key_words):
         return ""
-    return " ".join(w for w in key_words if w not in subject)
+    return " ".join(w for k, w in enumerate(key_words) if k not in subject)
+
+
+def _marked(key: str, key_words: list[str]) -> frozenset[int]:
+    """The positions of the first span of a few words the user set off in brackets or quotes."""
+    for match in _MARKED.finditer(key):
+        span = _meaningful(next(group for group in match.groups() if group))
+        if not 0 < len(span) <= MAX_SUBJECT_WORDS:
+            continue
+        for start in range(len(key_words) - len(span) + 1):
+            if key_words[start:start + len(span)] == span:
+                return frozenset(range(start, start + len(span)))
+    return frozenset()
+
+
+def _answered(key_words: list[str], answer: str, earlier_replies: Sequence[str]) -> frozenset[int]:
+    """The positions of the key's words that `answer` repeats and no earlier reply holds: a
+    word replies hold ("is", "का") is their wording, not what this one is about. Before any
+    earlier reply, English's commonest words stand in for that wording ("Here it is" repeats
+    "is"); once there is one, the replies alone decide, in any language."""
+    wording = ({w for reply in earlier_replies for w in words(reply)}
+               or set(ENGLISH_STOP_WORDS))
+    answered = set(words(answer)) - wording
+    return frozenset(k for k, word in enumerate(key_words) if word in answered)
+
+
+def _one_run(positions: frozenset[int]) -> bool:
+    """A subject is a few words together."""
+    return (0 < len(positions) <= MAX_SUBJECT_WORDS
+            and max(positions) - min(positions) == len(positions) - 1)
 
 
 def plausible_subject(key: str, subject: str) -> bool:
     """Whether `subject` (a model's answer) can be what `key` is about: at most a few of its
     words, together, leaving a frame of at least two words."""
     key_words = _meaningful(key)
-    frame = frame_of(key, subject).split()
-    left_out = [k for k, word in enumerate(key_words) if word not in frame]
-    return (0 < len(left_out) <= MAX_SUBJECT_WORDS and len(frame) >= MIN_SHARED_WORDS
-            and left_out[-1] - left_out[0] < len(left_out))
+    named = set(words(subject))
+    left_out = frozenset(k for k, word in enumerate(key_words) if word in named)
+    return _one_run(left_out) and len(key_words) - len(left_out) >= MIN_SHARED_WORDS
 
 
 def shared_frame(first: str, second: str) -> str:
     """The frame of two corrected messages of one shape: their words minus the one place where
     they differ ("how do i use < fog > ?" and "how do i use < rider > ?" give "how do i use"),
     and minus a few words said before or after. "" when they differ in more than one place, or
-    keep fewer than two words: then they are not one request about two subjects."""
+    keep fewer than two words or no more than differs: then they are not one request about two
+    subjects."""
     a, b = _meaningful(first), _meaningful(second)
     alignment = _Alignment.of(a, b)
     kept = [word for k1, k2 in alignment.same for word in a[k1:k2]]
@@ -116,7 +157,10 @@ def shared_frame(first: str, second: str) -> str:
             or len(kept) < MIN_SHARED_WORDS):
         return ""
     k1, k2, m1, m2 = alignment.changed[0]
-    replaced = 0 < k2 - k1 <= MAX_SUBJECT_WORDS and 0 < m2 - m1 <= MAX_SUBJECT_WORDS
+    # What stays outweighs what differs: "X जैसा नहीं क्या है" and "Y से अलग क्या है" differ in
+    # three words and share two ("क्या है", what is), as two requests ending alike do.
+    replaced = 0 < max(k2 - k1, m2 - m1) <= min(MAX_SUBJECT_WORDS, len(kept) - 1) and min(
+        k2 - k1, m2 - m1) > 0
     return " ".join(kept) if replaced else ""
 
 
@@ -168,13 +212,25 @@ class Pattern:
     frame: tuple[str, ...]
     rule: str
     subject: frozenset[int]  # the positions in `key_words` that are not the frame's
+    rule_words: frozenset[int]  # the positions of the rule's phrase in `key_words`
+    preamble: int  # how many of `key_words` come before the request (see `_preamble`)
 
     @classmethod
     def of(cls, key: str, frame: str, rule: str) -> Pattern:
         key_words = tuple(_meaningful(key))
         frame_words = tuple(frame.split())
         return cls(normalize_key(key), key_words, frame_words, rule,
-                   _subject_positions(key_words, frame_words))
+                   _subject_positions(key_words, frame_words), _positions_of(rule, key_words),
+                   _preamble(key))
+
+
+def _positions_of(phrase: str, key_words: tuple[str, ...]) -> frozenset[int]:
+    """Where the phrase's words stand in the key, together (the first time)."""
+    span = tuple(phrase.split())
+    for start in range(len(key_words) - len(span) + 1) if span else ():
+        if key_words[start:start + len(span)] == span:
+            return frozenset(range(start, start + len(span)))
+    return frozenset()
 
 
 def _subject_positions(key_words: tuple[str, ...], frame: tuple[str, ...]) -> frozenset[int]:
@@ -195,10 +251,27 @@ class Message:
 
     key: str
     words: tuple[str, ...]  # without fillers
+    preamble: int
+    marked: frozenset[int]  # the positions of the words the user set off, if any
 
     @classmethod
     def of(cls, text: str) -> Message:
-        return cls(normalize_key(text), tuple(_meaningful(text)))
+        meaningful = _meaningful(text)
+        return cls(normalize_key(text), tuple(meaningful), _preamble(text),
+                   _marked(text, meaningful))
+
+
+def _preamble(text: str) -> int:
+    """How many words a message says before its request, set off by a comma or a colon: "One
+    more: < X > ...", "एक और: < X > ...". Words said before a subject that opens the request
+    would otherwise read as a longer subject."""
+    found = 0
+    for separator in _CLAUSE_END.finditer(text):
+        before = len(_meaningful(text[:separator.start()]))
+        if before > EXTRA_WORDS:
+            break
+        found = before
+    return found
 
 
 def same_message(pattern: Pattern, message: Message) -> bool:
@@ -206,24 +279,61 @@ def same_message(pattern: Pattern, message: Message) -> bool:
 
 
 def follows_rule(pattern: Pattern, message: Message) -> bool:
-    return bool(pattern.rule) and f" {pattern.rule} " in f" {message.key} "
+    """The message holds the rule's phrase and has the corrected message's shape (see
+    `same_shape`)."""
+    return (bool(pattern.rule) and f" {pattern.rule} " in f" {message.key} "
+            and same_shape(pattern, message))
+
+
+def same_shape(pattern: Pattern, message: Message) -> bool:
+    """The message is the corrected request about another subject: it fits the frame or, with
+    no frame known, changes one place of a few words outside the rule's phrase."""
+    if pattern.frame:
+        return fits_frame(pattern, message)
+    if not pattern.rule_words:
+        return False
+    return _changed_in_one_place(pattern, message, may_change=lambda k: k not in pattern.rule_words)
 
 
 def fits_frame(pattern: Pattern, message: Message) -> bool:
     """The message is the misunderstood one with its subject changed in one place, and at most
-    a few words more: in the subject ("What is like < very pretty > ?") or before or after the
-    request ("One more: ...", said with this message or with the corrected one). Every frame
+    a few words more: in a subject the message sets off ("What is like < very pretty > ?"), two
+    before or after the request ("One more: ...", said with this message or with the corrected
+    one). Every frame
     word stays, and nothing comes between two words that stay: "X जैसा क्या है" (what is like
     X) fits "Y जैसा क्या है", not "X जैसा क्या सुनाई देता है" (what sounds like X), though that
     holds every frame word in order."""
     if not pattern.frame or not pattern.subject:
         return False
-    alignment = _Alignment.of(pattern.key_words, message.words)
-    if alignment.inserted_within or len(alignment.changed) > 1 or alignment.around > EXTRA_WORDS:
+    return _changed_in_one_place(pattern, message, may_change=lambda k: k in pattern.subject)
+
+
+def _changed_in_one_place(
+    pattern: Pattern, message: Message, may_change: Callable[[int], bool]
+) -> bool:
+    """Aligned as said, or without the preamble of either (counted as words around)."""
+    return any(
+        _one_place(pattern, message, key_from, message_from, may_change)
+        for key_from in {0, pattern.preamble} for message_from in {0, message.preamble})
+
+
+def _one_place(pattern: Pattern, message: Message, key_from: int, message_from: int,
+               may_change: Callable[[int], bool]) -> bool:
+    """One place changed, of a few words, where `may_change` allows; a longer subject only
+    where the message sets it off: "What is < very quick > ?" is "What is < quick > ?" about
+    another subject, "What is like quick?" is not ("like" is no part of a subject)."""
+    alignment = _Alignment.of(pattern.key_words[key_from:], message.words[message_from:])
+    if (alignment.inserted_within or len(alignment.changed) > 1
+            or alignment.around + key_from + message_from > EXTRA_WORDS):
         return False
-    return all(all(k in pattern.subject for k in range(k1, k2))  # only the subject changed
-               and (m2 - m1) - (k2 - k1) <= EXTRA_WORDS
-               for k1, k2, m1, m2 in alignment.changed)
+    for k1, k2, m1, m2 in alignment.changed:
+        new_subject = {m + message_from for m in range(m1, m2)}
+        longer = (m2 - m1) - (k2 - k1)
+        if (not all(may_change(k + key_from) for k in range(k1, k2))
+                or k2 - k1 > MAX_SUBJECT_WORDS
+                or (longer > 0 and not new_subject <= message.marked)):
+            return False
+    return True
 
 
 def wording_similarity(pattern: Pattern, message: Message) -> float:

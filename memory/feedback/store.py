@@ -32,11 +32,13 @@ log = logging.getLogger(__name__)
 # The owner of the shared collection: no frontend makes a user id without a platform prefix
 # and with stars, so this can never be a person.
 EVERYONE = "*everyone*"
-SAME_MESSAGE = "same message"
-YOUR_RULE = "your rule"
-SIMILAR = "similar"
-ALIKE_IN_WORDING = "alike in wording"
+# How a correction was found for a message (`/why` says it):
+SAME_MESSAGE = "same message"  # the message corrected, retyped
+YOUR_RULE = "your rule"  # the phrase of a rule the user stated, in a request of the same shape
+SAME_REQUEST = "same request"  # the corrected request about another subject (its frame)
+SIMILAR = "similar meaning"  # close in meaning to a message whose subject is not known
 STATED = (SAME_MESSAGE, YOUR_RULE)  # the user said it of this very message or phrase
+SHAPED = (SAME_MESSAGE, YOUR_RULE, SAME_REQUEST)  # the message has the corrected one's shape
 # Two corrections found by likeness that say different things are told apart only if one is
 # clearly closer than the other.
 UNCLEAR_MARGIN = 0.02
@@ -68,6 +70,9 @@ class Correction:
     # The words that say what the message is about, when a model was asked (the answer named
     # none of them): what the frame leaves out.
     subject: str = ""
+    # The companion's replies before `answer`: words they all share are a reply's own wording,
+    # not what the misunderstood message was about.
+    earlier_replies: tuple[str, ...] = ()
 
 
 class FeedbackMemory:
@@ -96,7 +101,7 @@ class FeedbackMemory:
             feedback=correction.feedback.strip(),
             understanding=correction.understanding,
             frame=frame_of(correction.key, correction.subject or correction.understanding
-                           or correction.answer),
+                           or correction.answer, correction.earlier_replies),
             rule=rule_phrase(correction.feedback, correction.key),
             persona=correction.persona,
             shared=correction.shared,
@@ -121,7 +126,10 @@ class FeedbackMemory:
             if other.user_id != item.user_id or (item.frame and other.frame):
                 continue
             frame = shared_frame(item.key, other.key_text)
-            if not frame or not await self._misread_alike(item, other.id):
+            # Where the other's subject is known, the two differ in it or are not one request:
+            # "X जैसा नहीं क्या है" and "Y से अलग क्या है" share only "क्या है" (what is).
+            if (not frame or (other.frame and frame != other.frame)
+                    or not await self._misread_alike(item, other.id)):
                 continue
             if not other.frame:
                 await self._rows.set_frame(item.user_id, other.id, frame)
@@ -188,7 +196,7 @@ class FeedbackMemory:
             wording = self._wording(pattern, message)
             alike = wording >= self._settings.wording_similarity
             if (similar or alike) and fits_frame(pattern, message):
-                return max(cosine or 0.0, wording), SIMILAR if similar else ALIKE_IN_WORDING
+                return max(cosine or 0.0, wording), SAME_REQUEST
             return None
         # No frame to check the wording against: only a close paraphrase is safe.
         return (cosine, SIMILAR) if similar and cosine is not None else None
@@ -310,10 +318,13 @@ def _candidate(item: Feedback) -> Candidate:
 
 def _best(found: list[ScoredFeedback], limit: int) -> list[ScoredFeedback]:
     """The clarification that applies best, alone: two of another kind would tell the model two
-    readings of one message, and a wrong one is worse than none. Rules about different phrases
-    of the message may apply together. When two corrections found by likeness (not stated for
-    this message or phrase) say different things about as strongly, none is kept."""
-    ranked = sorted(found, key=lambda s: (s.how in STATED, s.score, s.feedback.created_at),
+    readings of one message, and a wrong one is worse than none. The same message comes first,
+    then those found for a message of the corrected one's shape (a stated rule before a frame),
+    then those close in meaning only. Rules about different phrases of the message may apply
+    together. When the best two found alike (both by shape, or both by meaning, not stated)
+    say different things about as strongly, none is kept."""
+    ranked = sorted(found, key=lambda s: (s.how == SAME_MESSAGE, s.how in SHAPED,
+                                          s.how in STATED, s.score, s.feedback.created_at),
                     reverse=True)
     distinct: list[ScoredFeedback] = []
     seen: set[str] = set()
@@ -328,7 +339,7 @@ def _best(found: list[ScoredFeedback], limit: int) -> list[ScoredFeedback]:
     if best.how == YOUR_RULE:
         return _rules_apart(distinct, limit)
     runner_up = distinct[1] if len(distinct) > 1 else None
-    if (best.how not in STATED and runner_up is not None and runner_up.how not in STATED
+    if (best.how not in STATED and runner_up is not None and runner_up.how == best.how
             and best.score - runner_up.score < UNCLEAR_MARGIN):
         return []
     return [best][:limit]

@@ -79,16 +79,21 @@ async def test_the_same_and_a_similar_message_carry_the_clarification_and_others
         assert ("synonym" in said) is applies, message
 
 
-async def test_slash_correct_states_a_rule_that_applies_wherever_its_phrase_does(
+async def test_a_stated_rule_applies_to_requests_of_the_corrected_shape_only(
     tutor: Companion, llm: ScriptedLLM
 ) -> None:
     await say_recalled(tutor, ASKED)
     _, said = await say_recalled(tutor, "/correct when I say similar to, I mean a synonym")
     assert said.startswith('Noted: "when I say similar to, I mean a synonym"')
-    recall, _ = await say_recalled(tutor, "Give me something similar to happy, and make it short")
+    recall, said = await say_recalled(tutor, "What word is similar to happy?")
     assert recall is not None and [c.how for c in recall.clarifications] == ["your rule"]
+    assert "synonym of happy" in said
     why = (await tutor.commands.run("ana", "/why")).text
-    assert "your rule" in why and "I mean a synonym" in why
+    assert 'your rule on "similar to"' in why and "I mean a synonym" in why
+    for other_shape in ["Give me something similar to happy, and make it short",
+                        "What word is dissimilar to happy?", "Is my plan similar to yours?"]:
+        recall, _ = await say_recalled(tutor, other_shape)
+        assert recall is not None and recall.clarifications == (), other_shape
 
 
 async def test_correct_with_nothing_to_correct_or_no_text_is_refused_and_stores_nothing(
@@ -291,7 +296,7 @@ async def test_a_capable_model_says_what_the_corrected_message_was_about_when_it
             "content"]
         recall, said = await say_recalled(tutor, "What is like calm?")  # at once, for another word
         assert recall is not None and [c.how for c in recall.clarifications] == [
-            "alike in wording"]
+            "same request"]
         assert said.startswith("Understanding: you want a synonym.")
         recall, _ = await say_recalled(tutor, "What sounds like calm?")
         assert recall is not None and recall.clarifications == ()

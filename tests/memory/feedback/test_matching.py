@@ -16,20 +16,42 @@ from memory.feedback.matching import (
 
 
 def _pattern(key: str, answer: str, feedback: str = "") -> Pattern:
-    return Pattern.of(key, frame_of(key, answer), rule_phrase(feedback, key))
+    earlier = ["Here it is: the synonym for fog is …"]
+    return Pattern.of(key, frame_of(key, answer, earlier), rule_phrase(feedback, key))
 
 
-def test_the_frame_is_the_message_without_the_subject_the_answer_repeated() -> None:
-    assert frame_of("What is like < provident > ?", "the homonym for provident is") == (
+def test_the_frame_is_the_message_without_its_subject() -> None:
+    # The answer repeats it (and the earlier replies do not)...
+    earlier = ["Understanding: a synonym of fog. The synonym for fog is …"]
+    assert frame_of("what is like provident", "the homonym for provident", earlier) == (
         "what is like")
-    assert frame_of("Hey, what is like quick, please?", "Understanding: a homonym of quick") == (
-        "what is like")
-    assert frame_of("What is like < provident > ?", "I don't know.") == ""
+    assert frame_of("Hey, what is like quick, please?", "Understanding: a homonym of quick",
+                    earlier) == "what is like"
+    # ...or the user set it off, whatever the answer says...
+    assert frame_of("What is like < provident > ?", "I don't know.") == "what is like"
+    assert frame_of("what does 'serene' mean?", "Here it is.") == "what does mean"
+    # ...and a word the earlier replies hold is the reply's wording, not the subject; before
+    # any reply, the commonest English words stand in for it.
+    assert frame_of("what is like quick", "The homonym for quick is …",
+                    ["The synonym for fog is …"]) == "what is like"
+    assert frame_of("what is like quick", "Here it is.", ["Here it is."]) == ""
+    assert frame_of("what is like quick", "Here it is.") == ""
+    assert frame_of("< अच्छा > का पर्यायवाची क्या है", "अच्छा का पर्यायवाची है …",
+                    ["बादल का विलोम है …"]) == "का पर्यायवाची क्या है"
+
+
+def test_a_frame_does_not_end_at_a_common_word() -> None:
+    """No stop list decides: "whether" is the subject when the answer names it."""
+    assert frame_of("what is like whether", "The homonym for whether is …",
+                    ["The synonym for fog is …"]) == "what is like"
+    assert frame_of("whether < rain > sounds like something", "rain: reign") == (
+        "whether sounds like something")
 
 
 @pytest.mark.parametrize(("message", "fits"), [
     ("What is like < quick > ?", True),
-    ("what is like very quick", True),
+    ("What is like < very quick > ?", True),
+    ("what is like very quick", False),  # "very" could be a word of the request
     ("Hey, what is like bright, please?", True),
     ("What is unlike < quick > ?", False),
     ("What sounds like < quick > ?", False),
@@ -39,6 +61,7 @@ def test_a_message_fits_the_frame_when_it_holds_it_in_order_and_little_else(
     message: str, fits: bool
 ) -> None:
     pattern = _pattern("What is like < provident > ?", "the homonym for provident is")
+    assert pattern.frame == ("what", "is", "like")
     assert fits_frame(pattern, Message.of(message)) is fits
 
 
@@ -50,9 +73,54 @@ def test_a_rule_names_a_phrase_of_the_corrected_message() -> None:
     assert rule_phrase("similar to means with a similar meaning", key) == "similar to"
     assert rule_phrase("When I say alike, I mean a synonym", key) == ""  # not in the message
     assert rule_phrase("No, I meant a synonym", key) == ""
-    pattern = _pattern(key, "", "When I say similar to, I mean a synonym")
-    assert follows_rule(pattern, Message.of("Anything similar to happy?"))
-    assert not follows_rule(pattern, Message.of("Anything dissimilar to happy?"))
+
+
+@pytest.mark.parametrize(("message", "applies"), [
+    ("What is like < pretty > ?", True),
+    ("One more: what is like bright?", True),
+    ("What is like < very bright > ?", True),
+    ("What sounds like < pretty > ?", False),  # another task that holds "like"
+    ("What is the opposite of < pretty > ?", False),
+    ("What is like pretty in a sentence, and what does it rhyme with?", False),
+    ("Do you like < pretty > ?", False),
+])
+@pytest.mark.parametrize("answer", ["The homonym for quick is …", "Here it is: …"])
+def test_a_rule_applies_only_to_requests_of_the_corrected_shape(
+    message: str, applies: bool, answer: str
+) -> None:
+    """Whether or not the answer named the word (with a frame, or without one)."""
+    pattern = _pattern("What is like quick?", answer, "when I ask for like, I want a synonym")
+    assert pattern.rule == "like"
+    assert follows_rule(pattern, Message.of(message)) is applies
+
+
+@pytest.mark.parametrize(("key", "feedback", "message", "applies"), [
+    # Hindi: "what is like X" / "what sounds like X" / "what is the opposite of X"
+    ("< अच्छा > जैसा क्या है ?", "जब मैं 'जैसा क्या है' कहूँ, तो मेरा मतलब पर्यायवाची है।",
+     "< बादल > जैसा क्या है ?", True),
+    ("< अच्छा > जैसा क्या है ?", "जब मैं 'जैसा' कहूँ, तो मेरा मतलब पर्यायवाची है।",
+     "< बादल > जैसा क्या सुनाई देता है ?", False),
+    ("< किनारा > क्या है ?", "जब मैं 'क्या है' पूछूँ, तो मुझे परिभाषा चाहिए।",
+     "< बादल > का विलोम क्या है ?", False),
+    ("< किनारा > क्या है ?", "जब मैं 'क्या है' पूछूँ, तो मुझे परिभाषा चाहिए।",
+     "< कल > जैसा क्या है ?", False),
+    ("< किनारा > क्या है ?", "जब मैं 'क्या है' पूछूँ, तो मुझे परिभाषा चाहिए।",
+     "एक और: < कल > क्या है ?", True),
+    # Punjabi: the same
+    ("< ਚੰਗਾ > ਵਰਗਾ ਕੀ ਹੈ ?", "ਜਦੋਂ ਮੈਂ 'ਵਰਗਾ ਕੀ ਹੈ' ਕਹਾਂ, ਮੇਰਾ ਮਤਲਬ ਸਮਾਨਾਰਥੀ ਹੁੰਦਾ ਹੈ।",
+     "< ਬੱਦਲ > ਵਰਗਾ ਕੀ ਹੈ ?", True),
+    ("< ਚੰਗਾ > ਵਰਗਾ ਕੀ ਹੈ ?", "ਜਦੋਂ ਮੈਂ 'ਵਰਗਾ' ਕਹਾਂ, ਮੇਰਾ ਮਤਲਬ ਸਮਾਨਾਰਥੀ ਹੁੰਦਾ ਹੈ।",
+     "< ਬੱਦਲ > ਵਰਗਾ ਕੀ ਸੁਣਦਾ ਹੈ ?", False),
+    ("ਚੰਗਾ ਕੀ ਹੈ ?", "ਜਦੋਂ ਮੈਂ 'ਕੀ ਹੈ' ਪੁੱਛਾਂ, ਮੈਨੂੰ ਪਰਿਭਾਸ਼ਾ ਚਾਹੀਦੀ ਹੈ।",
+     "ਬੱਦਲ ਦਾ ਉਲਟ ਕੀ ਹੈ ?", False),
+    ("ਚੰਗਾ ਕੀ ਹੈ ?", "ਜਦੋਂ ਮੈਂ 'ਕੀ ਹੈ' ਪੁੱਛਾਂ, ਮੈਨੂੰ ਪਰਿਭਾਸ਼ਾ ਚਾਹੀਦੀ ਹੈ।", "ਬੱਦਲ ਕੀ ਹੈ ?", True),
+])
+def test_a_rule_in_hindi_or_punjabi_about_common_words_stays_with_its_request(
+    key: str, feedback: str, message: str, applies: bool
+) -> None:
+    pattern = _pattern(key, "", feedback)
+    assert pattern.rule
+    assert follows_rule(pattern, Message.of(message)) is applies
 
 
 def test_wording_similarity_counts_words_not_letters_and_ignores_fillers() -> None:

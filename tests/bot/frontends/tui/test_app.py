@@ -264,7 +264,7 @@ async def test_a_new_user_corrects_a_misreading_once_and_is_understood_next_time
         assert "No, I meant a word with a similar meaning" in panel.split("Clarifications")[1]
         await _send(pilot, "/why")
         why = _text(app.query(Note).last())
-        assert "alike in wording" in why and "What word is similar to good?" in why
+        assert "same request" in why and "What word is similar to good?" in why
 
 
 async def test_it_shows_that_it_is_thinking_stays_at_the_newest_line_and_forgets_visibly(
