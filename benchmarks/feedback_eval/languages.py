@@ -1,6 +1,7 @@
 """The requests, corrections and answers of the feedback study, per language, read from
-benchmarks/data: the development set (feedback_lexical.jsonl) or the independent one
-(feedback_lexical_independent.jsonl); their headers say who wrote them and how."""
+benchmarks/data: the development set (feedback_lexical.jsonl) or an independent one
+(feedback_lexical_independent.jsonl, feedback_lexical_independent2.jsonl); their headers say who
+wrote them and how."""
 
 from __future__ import annotations
 
@@ -33,7 +34,8 @@ class Language:
     answer_without_the_word: str
 
 
-SETS = {"development": "feedback_lexical", "independent": "feedback_lexical_independent"}
+SETS = {"development": "feedback_lexical", "independent": "feedback_lexical_independent",
+        "independent2": "feedback_lexical_independent2"}
 
 
 def _article(noun: str, language: str) -> str:
@@ -86,7 +88,7 @@ def _language(name: str, records: list[dict[str, Any]]) -> Language:
 
 @cache
 def languages(set_name: str = "development") -> tuple[Language, ...]:
-    """The languages of a set ("development" or "independent"), in the order written."""
+    """The languages of a set (a key of SETS), in the order written."""
     by_name: dict[str, list[dict[str, Any]]] = {}
     for record in read_set(SETS[set_name]).records:
         by_name.setdefault(record["language"], []).append(record)

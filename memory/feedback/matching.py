@@ -11,8 +11,8 @@ misunderstanding when it is the misunderstood message with only the subject chan
 word or two before or after it).
 
 The subject is found, in order, from: the words the user set off ("< quick >", "'quick'"); the
-few words of the message that the answer repeats and that the companion's earlier replies do
-not hold (those are the reply's own wording: "The homonym for ... is"); a capable model's
+few words of the message that the answer repeats and that most of the companion's earlier
+replies do not hold (those are its own wording: "The homonym for ... is"); a capable model's
 answer (see `bot.core.corrections`); or another corrected message of the same shape.
 
 A user can also state a **rule** ("When I say similar to, I mean a synonym"). A rule is as narrow
@@ -25,6 +25,7 @@ phrase), never wherever the phrase appears: "like" in "What is like X" says noth
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
@@ -119,14 +120,20 @@ def _marked(key: str, key_words: list[str]) -> frozenset[int]:
 
 
 def _answered(key_words: list[str], answer: str, earlier_replies: Sequence[str]) -> frozenset[int]:
-    """The positions of the key's words that `answer` repeats and no earlier reply holds: a
-    word replies hold ("is", "का") is their wording, not what this one is about. Before any
-    earlier reply, English's commonest words stand in for that wording ("Here it is" repeats
-    "is"); once there is one, the replies alone decide, in any language."""
-    wording = ({w for reply in earlier_replies for w in words(reply)}
-               or set(ENGLISH_STOP_WORDS))
-    answered = set(words(answer)) - wording
+    """The positions of the key's words that `answer` repeats and that are not the companion's
+    wording: words at least half its earlier replies hold ("is", "का"), where a subject asked
+    about before is in one or two. Before any earlier reply, English's commonest words stand
+    in for that wording ("Here it is" repeats "is"); after, the replies alone decide, in any
+    language."""
+    answered = set(words(answer)) - _wording(earlier_replies)
     return frozenset(k for k, word in enumerate(key_words) if word in answered)
+
+
+def _wording(replies: Sequence[str]) -> set[str]:
+    if not replies:
+        return set(ENGLISH_STOP_WORDS)
+    held = Counter(word for reply in replies for word in set(words(reply)))
+    return {word for word, count in held.items() if count >= min(2, len(replies))}
 
 
 def _one_run(positions: frozenset[int]) -> bool:

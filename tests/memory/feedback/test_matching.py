@@ -38,6 +38,11 @@ def test_the_frame_is_the_message_without_its_subject() -> None:
     assert frame_of("what is like quick", "Here it is.") == ""
     assert frame_of("< अच्छा > का पर्यायवाची क्या है", "अच्छा का पर्यायवाची है …",
                     ["बादल का विलोम है …"]) == "का पर्यायवाची क्या है"
+    # A subject asked about before is in one earlier reply, the wording in most.
+    replies = ["The synonym for fog is mist", "The antonym for quick is slow",
+               "The homonym for bank is bank"]
+    assert frame_of("what is like quick", "The homonym for quick is …", replies) == (
+        "what is like")
 
 
 def test_a_frame_does_not_end_at_a_common_word() -> None:
