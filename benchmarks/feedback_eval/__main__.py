@@ -117,11 +117,11 @@ _QUOTE = f"['\"{_CURLY}]"
 
 
 def _template_pattern(template: str) -> re.Pattern[str]:
-    """A phrasing about any word (group `w`), with or without the brackets or quotes around
-    it, and with or without its final punctuation."""
+    """A phrasing about any word (group `w`, without the punctuation after it), with or
+    without the brackets or quotes around it, and with or without its final punctuation."""
     core = re.escape(template.rstrip(" ?.!।"))
     core = core.replace(re.escape("< {w} >"), re.escape("{w}"))
-    core = core.replace(re.escape("{w}"), rf"(?:<\s*)?{_QUOTE}?(?P<w>[^\s<>,?'\"{_CURLY}]+)"
+    core = core.replace(re.escape("{w}"), rf"(?:<\s*)?{_QUOTE}?(?P<w>[^\s<>,.!?'\"{_CURLY}]+)"
                                           rf"{_QUOTE}?(?:\s*>)?")
     return re.compile(r"(?:^|\W)" + core, re.I)
 

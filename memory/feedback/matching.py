@@ -25,6 +25,7 @@ phrase), never wherever the phrase appears: "like" in "What is like X" says noth
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -66,6 +67,10 @@ MAX_RULE_WORDS = 5
 # A later message may hold a few more words than the misunderstood one around the request ("One
 # more: ..."); beyond that it is a different request that happens to share words.
 EXTRA_WORDS = 2
+# Shorter words are told apart by a letter ("the", "they").
+MIN_FORM_LETTERS = 4
+# A word held by a quarter of the companion's earlier replies is its wording, not a subject.
+WORDING_SHARE = 4
 # Two corrected messages are one request about two subjects when they differ in one place of at
 # most this many words, and share at least that many.
 MAX_SUBJECT_WORDS = 3
@@ -121,8 +126,8 @@ def _marked(key: str, key_words: list[str]) -> frozenset[int]:
 
 def _answered(key_words: list[str], answer: str, earlier_replies: Sequence[str]) -> frozenset[int]:
     """The positions of the key's words that `answer` repeats and that are not the companion's
-    wording: words at least half its earlier replies hold ("is", "का"), where a subject asked
-    about before is in one or two. Before any earlier reply, English's commonest words stand
+    wording: words a quarter of its earlier replies hold ("is", "का"), where a subject asked
+    about before is in one or a few. Before any earlier reply, English's commonest words stand
     in for that wording ("Here it is" repeats "is"); after, the replies alone decide, in any
     language."""
     answered = set(words(answer)) - _wording(earlier_replies)
@@ -133,7 +138,10 @@ def _wording(replies: Sequence[str]) -> set[str]:
     if not replies:
         return set(ENGLISH_STOP_WORDS)
     held = Counter(word for reply in replies for word in set(words(reply)))
-    return {word for word, count in held.items() if count >= min(2, len(replies))}
+    # A subject asked about before is in a few replies (the answer, and the one after a
+    # correction); the wording, even a task's name shared by some answers, in many more.
+    least = max(min(2, len(replies)), len(replies) / WORDING_SHARE)
+    return {word for word, count in held.items() if count >= least}
 
 
 def _one_run(positions: frozenset[int]) -> bool:
@@ -198,6 +206,25 @@ class _Alignment:
             else:
                 changed.append((k1, k2, m1, m2))
         return cls(same, changed, around, inserted_within)
+
+
+def _as_key_words(key: Sequence[str], message: Sequence[str]) -> list[str]:
+    """The message with each word that is another form of a key word written as that word:
+    "बताइए" for "बताओ" (tell, politely), "tells" for "tell", "what's" for "what"."""
+    return [word if word in key else next((k for k in key if _forms_of_one(word, k)), word)
+            for word in message]
+
+
+def _forms_of_one(first: str, second: str) -> bool:
+    """Two forms of one word: they share their first three-quarters (of the shorter, of at
+    least four letters). "like" and "unlike", "sound" and "south" are two words."""
+    first, second = unicodedata.normalize("NFC", first), unicodedata.normalize("NFC", second)
+    shorter = min(len(first), len(second))
+    if shorter < MIN_FORM_LETTERS:
+        return False
+    shared = next((k for k, (a, b) in enumerate(zip(first, second, strict=False)) if a != b),
+                  shorter)
+    return shared * 4 >= shorter * 3
 
 
 def _meaningful(text: str) -> list[str]:
@@ -329,7 +356,8 @@ def _one_place(pattern: Pattern, message: Message, key_from: int, message_from: 
     """One place changed, of a few words, where `may_change` allows; a longer subject only
     where the message sets it off: "What is < very quick > ?" is "What is < quick > ?" about
     another subject, "What is like quick?" is not ("like" is no part of a subject)."""
-    alignment = _Alignment.of(pattern.key_words[key_from:], message.words[message_from:])
+    key = pattern.key_words[key_from:]
+    alignment = _Alignment.of(key, _as_key_words(key, message.words[message_from:]))
     if (alignment.inserted_within or len(alignment.changed) > 1
             or alignment.around + key_from + message_from > EXTRA_WORDS):
         return False

@@ -132,3 +132,23 @@ def test_wording_similarity_counts_words_not_letters_and_ignores_fillers() -> No
     pattern = Pattern.of("What is like < provident > ?", "what is like", "")
     assert wording_similarity(pattern, Message.of("Hey, what is like quick, please?")) == 0.75
     assert wording_similarity(pattern, Message.of("What is like provident?")) == 1.0
+
+
+@pytest.mark.parametrize(("message", "fits"), [
+    ("< चुप > का ऑपोजिट बताइए", True),  # tell me the opposite of < quiet >, said politely
+    ("चुप का ऑपोजिट बताओ ना", True),
+    ("< चुप > का ऑपोजिट मत बताओ", False),  # do not tell me...: a word more inside
+])
+def test_another_form_of_a_word_of_the_request_is_the_same_request(
+    message: str, fits: bool
+) -> None:
+    pattern = _pattern("< तेज़ > का ऑपोजिट बताओ", "")
+    assert fits_frame(pattern, Message.of(message)) is fits
+
+
+def test_words_that_only_begin_or_end_alike_are_not_forms_of_one_word() -> None:
+    pattern = _pattern("What does < quick > sound like?", "")
+    assert fits_frame(pattern, Message.of("What does < calm > sounds like?"))
+    assert not fits_frame(pattern, Message.of("What does < calm > south like?"))
+    assert not fits_frame(_pattern("What is like < quick > ?", ""),
+                          Message.of("What is unlike < calm > ?"))
