@@ -11,7 +11,7 @@ misunderstanding when it is the misunderstood message with only the subject chan
 word or two before or after it).
 
 The subject is found, in order, from: the words the user set off ("< quick >", "'quick'"); the
-few words of the message that the answer repeats and that most of the companion's earlier
+few words of the message that the answer repeats and that a quarter of the companion's earlier
 replies do not hold (those are its own wording: "The homonym for ... is"); a capable model's
 answer (see `bot.core.corrections`); or another corrected message of the same shape.
 
@@ -333,10 +333,9 @@ def fits_frame(pattern: Pattern, message: Message) -> bool:
     """The message is the misunderstood one with its subject changed in one place, and at most
     a few words more: in a subject the message sets off ("What is like < very pretty > ?"), two
     before or after the request ("One more: ...", said with this message or with the corrected
-    one). Every frame
-    word stays, and nothing comes between two words that stay: "X जैसा क्या है" (what is like
-    X) fits "Y जैसा क्या है", not "X जैसा क्या सुनाई देता है" (what sounds like X), though that
-    holds every frame word in order."""
+    one). Every frame word stays, and nothing comes between two words that stay: "X जैसा क्या
+    है" (what is like X) fits "Y जैसा क्या है", not "X जैसा क्या सुनाई देता है" (what sounds
+    like X), though that holds every frame word in order."""
     if not pattern.frame or not pattern.subject:
         return False
     return _changed_in_one_place(pattern, message, may_change=lambda k: k in pattern.subject)

@@ -70,7 +70,7 @@ class Correction:
     # The words that say what the message is about, when a model was asked (the answer named
     # none of them): what the frame leaves out.
     subject: str = ""
-    # The companion's replies before `answer`: words they all share are a reply's own wording,
+    # The companion's replies before `answer`: words many of them hold are its own wording,
     # not what the misunderstood message was about.
     earlier_replies: tuple[str, ...] = ()
 
