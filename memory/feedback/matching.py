@@ -25,7 +25,6 @@ phrase), never wherever the phrase appears: "like" in "What is like X" says noth
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -67,8 +66,10 @@ MAX_RULE_WORDS = 5
 # A later message may hold a few more words than the misunderstood one around the request ("One
 # more: ..."); beyond that it is a different request that happens to share words.
 EXTRA_WORDS = 2
-# Shorter words are told apart by a letter ("the", "they").
+# Shorter words are told apart by a letter ("the", "they"); three-quarters of four letters is
+# three, so two forms of a word always share their first three.
 MIN_FORM_LETTERS = 4
+FORM_PREFIX = 3
 # A word held by a quarter of the companion's earlier replies is its wording, not a subject.
 WORDING_SHARE = 4
 # Two corrected messages are one request about two subjects when they differ in one place of at
@@ -116,11 +117,8 @@ def _marked(key: str, key_words: list[str]) -> frozenset[int]:
     """The positions of the first span of a few words the user set off in brackets or quotes."""
     for match in _MARKED.finditer(key):
         span = _meaningful(next(group for group in match.groups() if group))
-        if not 0 < len(span) <= MAX_SUBJECT_WORDS:
-            continue
-        for start in range(len(key_words) - len(span) + 1):
-            if key_words[start:start + len(span)] == span:
-                return frozenset(range(start, start + len(span)))
+        if 0 < len(span) <= MAX_SUBJECT_WORDS and (found := _span_in(span, key_words)):
+            return found
     return frozenset()
 
 
@@ -208,17 +206,20 @@ class _Alignment:
         return cls(same, changed, around, inserted_within)
 
 
-def _as_key_words(key: Sequence[str], message: Sequence[str]) -> list[str]:
+def _as_key_words(key: Sequence[str], message: Sequence[str]) -> tuple[str, ...]:
     """The message with each word that is another form of a key word written as that word:
     "बताइए" for "बताओ" (tell, politely), "tells" for "tell", "what's" for "what"."""
-    return [word if word in key else next((k for k in key if _forms_of_one(word, k)), word)
-            for word in message]
+    return tuple(word if word in key else next((k for k in key if _forms_of_one(word, k)), word)
+                 for word in message)
 
 
 def _forms_of_one(first: str, second: str) -> bool:
     """Two forms of one word: they share their first three-quarters (of the shorter, of at
     least four letters). "like" and "unlike", "sound" and "south" are two words."""
-    first, second = unicodedata.normalize("NFC", first), unicodedata.normalize("NFC", second)
+    # Most pairs differ in their first letters: this runs for every word of every message
+    # against every stored correction, so they are told apart before anything else.
+    if first[:FORM_PREFIX] != second[:FORM_PREFIX]:
+        return False
     shorter = min(len(first), len(second))
     if shorter < MIN_FORM_LETTERS:
         return False
@@ -254,15 +255,15 @@ class Pattern:
         key_words = tuple(_meaningful(key))
         frame_words = tuple(frame.split())
         return cls(normalize_key(key), key_words, frame_words, rule,
-                   _subject_positions(key_words, frame_words), _positions_of(rule, key_words),
+                   _subject_positions(key_words, frame_words), _span_in(rule.split(), key_words),
                    _preamble(key))
 
 
-def _positions_of(phrase: str, key_words: tuple[str, ...]) -> frozenset[int]:
-    """Where the phrase's words stand in the key, together (the first time)."""
-    span = tuple(phrase.split())
-    for start in range(len(key_words) - len(span) + 1) if span else ():
-        if key_words[start:start + len(span)] == span:
+def _span_in(span: Sequence[str], words: Sequence[str]) -> frozenset[int]:
+    """Where the span's words stand in `words`, together (the first time)."""
+    span = list(span)
+    for start in range(len(words) - len(span) + 1) if span else ():
+        if list(words[start:start + len(span)]) == span:
             return frozenset(range(start, start + len(span)))
     return frozenset()
 
@@ -287,12 +288,20 @@ class Message:
     words: tuple[str, ...]  # without fillers
     preamble: int
     marked: frozenset[int]  # the positions of the words the user set off, if any
+    beginnings: frozenset[str]  # how its words begin: what a form of a word keeps
 
     @classmethod
     def of(cls, text: str) -> Message:
         meaningful = _meaningful(text)
         return cls(normalize_key(text), tuple(meaningful), _preamble(text),
-                   _marked(text, meaningful))
+                   _marked(text, meaningful),
+                   frozenset(word[:FORM_PREFIX] for word in meaningful))
+
+    def may_keep(self, frame: Sequence[str]) -> bool:
+        """False when more of the frame's words than may be said around a request are neither
+        in the message nor in another form (see `fits_frame`): most stored corrections are
+        told apart from a message this cheaply."""
+        return sum(word[:FORM_PREFIX] not in self.beginnings for word in frame) <= EXTRA_WORDS
 
 
 def _preamble(text: str) -> int:
@@ -336,7 +345,7 @@ def fits_frame(pattern: Pattern, message: Message) -> bool:
     one). Every frame word stays, and nothing comes between two words that stay: "X जैसा क्या
     है" (what is like X) fits "Y जैसा क्या है", not "X जैसा क्या सुनाई देता है" (what sounds
     like X), though that holds every frame word in order."""
-    if not pattern.frame or not pattern.subject:
+    if not pattern.frame or not pattern.subject or not message.may_keep(pattern.frame):
         return False
     return _changed_in_one_place(pattern, message, may_change=lambda k: k in pattern.subject)
 
@@ -345,18 +354,19 @@ def _changed_in_one_place(
     pattern: Pattern, message: Message, may_change: Callable[[int], bool]
 ) -> bool:
     """Aligned as said, or without the preamble of either (counted as words around)."""
+    said = _as_key_words(pattern.key_words, message.words)
     return any(
-        _one_place(pattern, message, key_from, message_from, may_change)
+        _one_place(pattern, message, said, key_from, message_from, may_change)
         for key_from in {0, pattern.preamble} for message_from in {0, message.preamble})
 
 
-def _one_place(pattern: Pattern, message: Message, key_from: int, message_from: int,
-               may_change: Callable[[int], bool]) -> bool:
+def _one_place(pattern: Pattern, message: Message, said: Sequence[str], key_from: int,
+               message_from: int, may_change: Callable[[int], bool]) -> bool:
     """One place changed, of a few words, where `may_change` allows; a longer subject only
     where the message sets it off: "What is < very quick > ?" is "What is < quick > ?" about
-    another subject, "What is like quick?" is not ("like" is no part of a subject)."""
-    key = pattern.key_words[key_from:]
-    alignment = _Alignment.of(key, _as_key_words(key, message.words[message_from:]))
+    another subject, "What is like quick?" is not ("like" is no part of a subject). `said`:
+    the message's words, in the key's forms."""
+    alignment = _Alignment.of(pattern.key_words[key_from:], said[message_from:])
     if (alignment.inserted_within or len(alignment.changed) > 1
             or alignment.around + key_from + message_from > EXTRA_WORDS):
         return False

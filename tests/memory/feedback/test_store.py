@@ -41,7 +41,7 @@ async def _lookup(stores: Stores, text: str, user_id: str = "ana") -> list[tuple
 
 
 def _named(key: str, feedback: str, user_id: str = "ana") -> Correction:
-    """A correction whose answer named the word asked about: the frame is known."""
+    """A correction of a message that set off its subject: the frame is known."""
     return Correction(user_id=user_id, key=key, feedback=feedback, understanding=None,
                       answer="Understanding: you want a homonym of it. …", persona="tutor",
                       shared=False)
