@@ -15,7 +15,15 @@ from enum import Enum
 import regex
 
 from bot.errors import ModelUnavailable
-from memory.feedback.matching import frame_of, plausible_subject
+from memory.feedback.matching import (
+    folded,
+    frame_of,
+    normalize_key,
+    plausible_subject,
+    quotes_wording,
+    shared_frame,
+    words,
+)
 from memory.feedback.store import Correction, FeedbackMemory
 from memory.model_calls import model_answer, model_says_yes
 from memory.protocols import ChatModel, RoundStore
@@ -23,10 +31,11 @@ from memory.types import Feedback, Round
 
 log = logging.getLogger(__name__)
 
-# The prompt asks for "Understanding:" in any language; a model may still translate the label.
+# The prompt asks for "Understanding:" in any language; a model may still translate the label,
+# and say it with one word more ("ਸਮਝ ਗਿਆ:", understood:).
 UNDERSTANDING = re.compile(
     r"^\s*(?:understanding|समझ|ਸਮਝ|entendimiento|entendí|compréhension|j'ai compris|verständnis"
-    r"|entendimento|понимание):\s*(?P<u>.+)$", re.I | re.M)
+    r"|entendimento|понимание)(?:\s+[^\s:]+)?:\s*(?P<u>.+)$", re.I | re.M)
 
 # Said this way, a message is a correction whatever the model thinks. `regex`, not `re`: its
 # \b and \W know that a Devanagari or Gurmukhi vowel sign belongs to its word.
@@ -80,6 +89,18 @@ _POSSIBLE = regex.compile(
 )
 
 
+# Words that say no or wrong. Opening a message with a short clause that starts with one or
+# holds one second ("No no, ...", "ये नहीं, ..." this is not it, "Wrong one. ...") may be a
+# correction too; said later ("Whether formal or not, ...") it belongs to a request.
+_DENIAL = regex.compile(r"\b(?:no|nope|nah|not|wrong|incorrect|नहीं|नही|गलत|ਨਹੀਂ|ਗਲਤ"
+                        r"|non|nein|não|нет|не)\b", regex.I)
+_CLAUSE = regex.compile(r"^([^,.;:!?\u2014\u2013\u0964]+)[,.;:!?\u2014\u2013\u0964]+\s*\S")
+MAX_OPENING_WORDS = 4
+DENIAL_WITHIN = 2
+# A quote may be the request's own words said back: 'If I say "another word for" ...'.
+_QUOTE_MARK = regex.compile(r"['\"\u2018\u2019\u201c\u201d\u00ab\u00bb]")
+
+
 class Signal(Enum):
     NONE = "none"
     POSSIBLE = "possible"
@@ -89,7 +110,30 @@ class Signal(Enum):
 def detect(text: str) -> Signal:
     if _CERTAIN.search(text):
         return Signal.CERTAIN
-    return Signal.POSSIBLE if _POSSIBLE.search(text) else Signal.NONE
+    if _POSSIBLE.search(text) or _opens_with_denial(text):
+        return Signal.POSSIBLE
+    return Signal.NONE
+
+
+def _opens_with_denial(text: str) -> bool:
+    """A first clause of a few words that says no or wrong, and more said after it."""
+    opening = _CLAUSE.match(text.strip())
+    if opening is None:
+        return False
+    said = words(folded(opening[1]))
+    return len(said) <= MAX_OPENING_WORDS and any(
+        _DENIAL.fullmatch(word) for word in said[:DENIAL_WITHIN])
+
+
+def disputes_stated_reading(previous: Round, text: str) -> bool:
+    """Whether `text`, flagged as a possible correction, is about how the companion said it
+    read the request before it: the reply stated its understanding (which asks nothing, so a
+    "no" after it answers no question), and `text` is not that request again about another
+    subject. What the demo model, which cannot judge, counts as a correction."""
+    request = previous.user_text or ""
+    return (understanding_of(previous.reply_text or "") is not None
+            and normalize_key(text) != normalize_key(request)
+            and not shared_frame(request, text))
 
 
 def understanding_of(reply: str) -> str | None:
@@ -154,11 +198,15 @@ class Corrections:
         """
         text = explicit if explicit is not None else round_.user_text
         signal = Signal.CERTAIN if explicit is not None else detect(text)
-        if signal is Signal.NONE:  # most messages: no query, no model call
-            return None
+        if signal is Signal.NONE and not _QUOTE_MARK.search(text):
+            return None  # most messages: no query, no model call
         previous = await self.previous_exchange(round_.user_id, round_.conversation_id, round_.id)
         if previous is None or previous.reply_text is None:  # nothing answered to correct
             return None
+        if signal is Signal.NONE:
+            if not quotes_wording(text, previous.user_text, previous.reply_text):
+                return None
+            signal = Signal.POSSIBLE
         if explicit is None and not await self._is_correction(previous, text, signal):
             return None
         original = await self._original(previous)
@@ -206,10 +254,8 @@ class Corrections:
         return earlier.key if earlier is not None else previous.user_text
 
     async def _is_correction(self, previous: Round, text: str, signal: Signal) -> bool:
-        if signal is Signal.POSSIBLE and not self._confirm:
-            return False
         if not self._confirm:
-            return True
+            return signal is Signal.CERTAIN or disputes_stated_reading(previous, text)
         try:
             return await self._model_agrees(previous, text)
         except ModelUnavailable as error:  # not sure: trust only an unmistakable phrasing

@@ -25,6 +25,7 @@ phrase), never wherever the phrase appears: "like" in "What is like X" says noth
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -63,13 +64,20 @@ _MARKED = re.compile(rf"<\s*([^<>]+?)\s*>|(?:^|(?<=\s))[{_OPEN}]([^{_CLOSE}]+)[{
 _CLAUSE_END = re.compile(r"[,:;\u2014\u2013]")
 _NOT_A_PHRASE = frozenset({"it", "that", "this", "no", "which", "what"})
 MAX_RULE_WORDS = 5
-# A later message may hold a few more words than the misunderstood one around the request ("One
-# more: ..."); beyond that it is a different request that happens to share words.
+# A later message may hold a few more words than the misunderstood one around the request ("and
+# also ..."); beyond that it is a different request that happens to share words.
 EXTRA_WORDS = 2
+# A clause of a few words set off before the request ("Once more: ...", "ਇੱਕ ਵਾਰ ਫੇਰ: ...") is
+# no part of it, however many of those words it has.
+MAX_PREAMBLE_WORDS = 4
+# The dot below a letter (nukta: ज़/ज, ਸ਼/ਸ) that people often leave out when they type.
+NUKTA = 7  # its canonical combining class, in every Indic script
 # Shorter words are told apart by a letter ("the", "they"); three-quarters of four letters is
 # three, so two forms of a word always share their first three.
 MIN_FORM_LETTERS = 4
 FORM_PREFIX = 3
+# A mark more or less in a word of fewer characters makes another word ("में"/"मैं", in/I).
+SPELLED_ALIKE_LETTERS = 4
 # A word held by a quarter of the companion's earlier replies is its wording, not a subject.
 WORDING_SHARE = 4
 # Two corrected messages are one request about two subjects when they differ in one place of at
@@ -95,12 +103,28 @@ def rule_phrase(feedback: str, key: str) -> str:
     stated = [match["phrase"] for pattern in _RULES if (match := pattern.search(feedback))]
     quoted = [next(group for group in match.groups() if group)
               for match in _QUOTED.finditer(feedback)]
-    for candidate in stated + quoted:
+    # A stated phrase is cut out of a sentence, so it is kept short; a quoted one the user
+    # copied from the message, whatever its length.
+    for candidate, most in [(c, MAX_RULE_WORDS) for c in stated] + [(c, None) for c in quoted]:
         phrase = normalize_key(candidate)
-        if (0 < len(phrase.split()) <= MAX_RULE_WORDS and phrase not in _NOT_A_PHRASE
-                and f" {phrase} " in key_text):
+        if (0 < len(phrase.split()) <= (most or len(phrase.split()))
+                and phrase not in _NOT_A_PHRASE and f" {phrase} " in key_text):
             return phrase
     return ""
+
+
+def quotes_wording(feedback: str, key: str, answer: str) -> bool:
+    """Whether `feedback` quotes words of `key` that are not its subject (words `key` sets off,
+    or that `answer` repeats): 'When I write "another word for" ...' talks about how `key` was
+    worded, '"quick" in a sentence?' asks about its subject again."""
+    key_words = _meaningful(key)
+    subject = _marked(key, key_words) or _answered(key_words, answer, ())
+    for match in _QUOTED.finditer(feedback):
+        quoted = _meaningful(next(group for group in match.groups() if group))
+        found = _span_in(quoted, key_words)
+        if found and not found <= subject:
+            return True
+    return False
 
 
 def frame_of(key: str, answer: str, earlier_replies: Sequence[str] = ()) -> str:
@@ -166,13 +190,16 @@ def shared_frame(first: str, second: str) -> str:
     a, b = _meaningful(first), _meaningful(second)
     alignment = _Alignment.of(a, b)
     kept = [word for k1, k2 in alignment.same for word in a[k1:k2]]
+    # A preamble both say ("Once more: ...") is no part of either request.
+    in_request = sum(k2 - max(k1, _preamble(first)) for k1, k2 in alignment.same
+                     if k2 > _preamble(first))
     if (alignment.inserted_within or len(alignment.changed) != 1 or alignment.around > EXTRA_WORDS
-            or len(kept) < MIN_SHARED_WORDS):
+            or in_request < MIN_SHARED_WORDS):
         return ""
     k1, k2, m1, m2 = alignment.changed[0]
     # What stays outweighs what differs: "X जैसा नहीं क्या है" and "Y से अलग क्या है" differ in
     # three words and share two ("क्या है", what is), as two requests ending alike do.
-    replaced = 0 < max(k2 - k1, m2 - m1) <= min(MAX_SUBJECT_WORDS, len(kept) - 1) and min(
+    replaced = 0 < max(k2 - k1, m2 - m1) <= min(MAX_SUBJECT_WORDS, in_request - 1) and min(
         k2 - k1, m2 - m1) > 0
     return " ".join(kept) if replaced else ""
 
@@ -207,10 +234,26 @@ class _Alignment:
 
 
 def _as_key_words(key: Sequence[str], message: Sequence[str]) -> tuple[str, ...]:
-    """The message with each word that is another form of a key word written as that word:
-    "बताइए" for "बताओ" (tell, politely), "tells" for "tell", "what's" for "what"."""
-    return tuple(word if word in key else next((k for k in key if _forms_of_one(word, k)), word)
+    """The message with each word that is the same as a key word in another form or spelling
+    written as that key word: "बताइए" for "बताओ" (tell, politely), "tells" for "tell", "what's"
+    for "what", "ਦਸੋ" for "ਦੱਸੋ" (tell, typed without its doubling mark)."""
+    return tuple(word if word in key else next((k for k in key if _same_word(word, k)), word)
                  for word in message)
+
+
+def _same_word(first: str, second: str) -> bool:
+    """Two forms or two spellings of one word (see `_forms_of_one`, `_spelled_alike`)."""
+    first, second = folded(first), folded(second)
+    return first == second or _forms_of_one(first, second) or _spelled_alike(first, second)
+
+
+def folded(word: str) -> str:
+    """The word without the dots below letters that people often leave out (nukta)."""
+    if word.isascii():
+        return word
+    decomposed = unicodedata.normalize("NFD", word)
+    return unicodedata.normalize("NFC", "".join(
+        c for c in decomposed if unicodedata.combining(c) != NUKTA))
 
 
 def _forms_of_one(first: str, second: str) -> bool:
@@ -226,6 +269,19 @@ def _forms_of_one(first: str, second: str) -> bool:
     shared = next((k for k, (a, b) in enumerate(zip(first, second, strict=False)) if a != b),
                   shorter)
     return shared * 4 >= shorter * 3
+
+
+def _spelled_alike(first: str, second: str) -> bool:
+    """One word typed with a vowel sign or a mark more or less ("ਦੱਸੋ" and "ਦਸੋ", tell; "उल्टा"
+    and "उलटा", reverse): its letters the same, one mark apart. Words of fewer than four
+    characters are left apart: "में" (in) and "मैं" (I) are two words."""
+    return (max(len(first), len(second)) >= SPELLED_ALIKE_LETTERS
+            and _letters(first) == _letters(second)
+            and Levenshtein.distance(first, second, score_cutoff=1) <= 1)
+
+
+def _letters(word: str) -> str:
+    return "".join(c for c in word if not unicodedata.category(c).startswith("M"))
 
 
 def _meaningful(text: str) -> list[str]:
@@ -254,9 +310,11 @@ class Pattern:
     def of(cls, key: str, frame: str, rule: str) -> Pattern:
         key_words = tuple(_meaningful(key))
         frame_words = tuple(frame.split())
-        return cls(normalize_key(key), key_words, frame_words, rule,
-                   _subject_positions(key_words, frame_words), _span_in(rule.split(), key_words),
-                   _preamble(key))
+        subject = _subject_positions(key_words, frame_words)
+        # What the user said before a subject that opens the request is no preamble.
+        preamble = min([_preamble(key), *subject]) if frame_words else _preamble(key)
+        return cls(normalize_key(key), key_words, frame_words, rule, subject,
+                   _span_in(rule.split(), key_words), preamble)
 
 
 def _span_in(span: Sequence[str], words: Sequence[str]) -> frozenset[int]:
@@ -288,20 +346,22 @@ class Message:
     words: tuple[str, ...]  # without fillers
     preamble: int
     marked: frozenset[int]  # the positions of the words the user set off, if any
-    beginnings: frozenset[str]  # how its words begin: what a form of a word keeps
+    initials: frozenset[str]  # the first letters of its words: what a form or spelling keeps
 
     @classmethod
     def of(cls, text: str) -> Message:
         meaningful = _meaningful(text)
         return cls(normalize_key(text), tuple(meaningful), _preamble(text),
                    _marked(text, meaningful),
-                   frozenset(word[:FORM_PREFIX] for word in meaningful))
+                   frozenset(folded(word)[:1] for word in meaningful))
 
-    def may_keep(self, frame: Sequence[str]) -> bool:
-        """False when more of the frame's words than may be said around a request are neither
-        in the message nor in another form (see `fits_frame`): most stored corrections are
-        told apart from a message this cheaply."""
-        return sum(word[:FORM_PREFIX] not in self.beginnings for word in frame) <= EXTRA_WORDS
+    def may_keep(self, pattern: Pattern) -> bool:
+        """False when more of the frame's words than may be said around a request (or in the
+        corrected message's preamble) begin with a letter none of the message's words begins
+        with (see `fits_frame`): most stored corrections are told apart from a message this
+        cheaply."""
+        missing = sum(folded(word)[:1] not in self.initials for word in pattern.frame)
+        return missing <= EXTRA_WORDS + pattern.preamble
 
 
 def _preamble(text: str) -> int:
@@ -311,7 +371,9 @@ def _preamble(text: str) -> int:
     found = 0
     for separator in _CLAUSE_END.finditer(text):
         before = len(_meaningful(text[:separator.start()]))
-        if before > EXTRA_WORDS:
+        # A request follows a preamble: "What is like X, please?" ends in filler instead.
+        if (before > MAX_PREAMBLE_WORDS
+                or len(_meaningful(text[separator.end():])) < MIN_SHARED_WORDS):
             break
         found = before
     return found
@@ -345,7 +407,7 @@ def fits_frame(pattern: Pattern, message: Message) -> bool:
     one). Every frame word stays, and nothing comes between two words that stay: "X जैसा क्या
     है" (what is like X) fits "Y जैसा क्या है", not "X जैसा क्या सुनाई देता है" (what sounds
     like X), though that holds every frame word in order."""
-    if not pattern.frame or not pattern.subject or not message.may_keep(pattern.frame):
+    if not pattern.frame or not pattern.subject or not message.may_keep(pattern):
         return False
     return _changed_in_one_place(pattern, message, may_change=lambda k: k in pattern.subject)
 
@@ -353,7 +415,7 @@ def fits_frame(pattern: Pattern, message: Message) -> bool:
 def _changed_in_one_place(
     pattern: Pattern, message: Message, may_change: Callable[[int], bool]
 ) -> bool:
-    """Aligned as said, or without the preamble of either (counted as words around)."""
+    """Aligned as said, or without the preamble of either."""
     said = _as_key_words(pattern.key_words, message.words)
     return any(
         _one_place(pattern, message, said, key_from, message_from, may_change)
@@ -368,7 +430,7 @@ def _one_place(pattern: Pattern, message: Message, said: Sequence[str], key_from
     the message's words, in the key's forms."""
     alignment = _Alignment.of(pattern.key_words[key_from:], said[message_from:])
     if (alignment.inserted_within or len(alignment.changed) > 1
-            or alignment.around + key_from + message_from > EXTRA_WORDS):
+            or alignment.around > EXTRA_WORDS):
         return False
     for k1, k2, m1, m2 in alignment.changed:
         new_subject = {m + message_from for m in range(m1, m2)}
@@ -381,6 +443,9 @@ def _one_place(pattern: Pattern, message: Message, said: Sequence[str], key_from
 
 
 def wording_similarity(pattern: Pattern, message: Message) -> float:
-    """1 - word-level edit distance, normalized, without fillers: MemPrompt's lexical lookup
-    (Appendix D)."""
-    return Levenshtein.normalized_similarity(pattern.key_words, message.words)
+    """1 - word-level edit distance, normalized, without fillers and preambles, other forms and
+    spellings of the key's words counted as the same: MemPrompt's lexical lookup (Appendix D)."""
+    said = _as_key_words(pattern.key_words, message.words)
+    return max(Levenshtein.normalized_similarity(pattern.key_words[key_from:],
+                                                 said[message_from:])
+               for key_from in {0, pattern.preamble} for message_from in {0, message.preamble})

@@ -322,14 +322,21 @@ def _best(found: list[ScoredFeedback], limit: int) -> list[ScoredFeedback]:
     then those found for a message of the corrected one's shape (a stated rule before a frame),
     then those close in meaning only. Rules about different phrases of the message may apply
     together. When the best two found alike (both by shape, or both by meaning, not stated)
-    say different things about as strongly, none is kept."""
+    say different things about as strongly, none is kept. Two corrections of one request's shape
+    (one frame) are not two readings: the newer is the user's latest word on it."""
     ranked = sorted(found, key=lambda s: (s.how == SAME_MESSAGE, s.how in SHAPED,
                                           s.how in STATED, s.score, s.feedback.created_at),
                     reverse=True)
+    newest_of_frame = {}
+    for scored in sorted(found, key=lambda s: s.feedback.created_at):
+        newest_of_frame[scored.feedback.frame] = scored.feedback.id
     distinct: list[ScoredFeedback] = []
     seen: set[str] = set()
     for scored in ranked:
         text = normalize_key(scored.feedback.feedback)
+        frame = scored.feedback.frame
+        if scored.how == SAME_REQUEST and newest_of_frame[frame] != scored.feedback.id:
+            continue
         if text not in seen:
             seen.add(text)
             distinct.append(scored)

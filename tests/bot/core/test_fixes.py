@@ -121,19 +121,60 @@ async def test_a_possible_correction_counts_only_when_the_model_confirms_it(
         "No, the other kind of similar"]
 
 
-async def test_with_the_demo_model_only_unmistakable_corrections_count(
+def _reader_stating_nothing(body: dict[str, Any]) -> str:
+    return "Wood."
+
+
+async def test_with_the_demo_model_a_no_after_a_reply_stating_nothing_is_no_correction(
     tmp_path: Path, llm: ScriptedLLM
+) -> None:
+    llm.responder = _reader_stating_nothing
+    settings = make_settings(tmp_path, llm, feedback={"confirm_with_model": "never"})
+    async with open_companion(settings) as companion:
+        await say_recalled(companion, ASKED)
+        _, said = await say_recalled(companion, "No, the other kind of similar")
+        assert not said.startswith("Noted")  # it may answer a question the reply asked
+        _, said = await say_recalled(companion, "That's not what I asked: I wanted a synonym")
+        assert said.startswith("Noted")  # unmistakable
+        assert not any("Decide whether" in r["messages"][-1]["content"]
+                       for r in llm.chat_requests)
+
+
+@pytest.mark.parametrize("correction", [
+    "No, the other kind of similar",
+    "Wrong one. A synonym",
+    "ये नहीं, पर्यायवाची बताओ",  # Hindi: not this, tell me a synonym
+    'If I write "similar to" I mean a synonym',  # the request's own words quoted back
+])
+async def test_with_the_demo_model_disputing_a_stated_understanding_is_a_correction(
+    tmp_path: Path, llm: ScriptedLLM, correction: str
+) -> None:
+    llm.responder = misreading_reader  # states "Understanding: ..." first
+    settings = make_settings(tmp_path, llm, feedback={"confirm_with_model": "never"})
+    async with open_companion(settings) as companion:
+        await say_recalled(companion, ASKED)
+        _, said = await say_recalled(companion, correction)
+        assert said.startswith("Noted")
+        assert "Understanding: you want a synonym of good." in said  # answered again
+        assert not any("Decide whether" in r["messages"][-1]["content"]
+                       for r in llm.chat_requests)
+
+
+@pytest.mark.parametrize("message", [
+    "What word is similar to kind?",  # the request again, about another word
+    '"good" in a sentence, please',  # the request's subject quoted, not its wording
+    "Whether formal or not, give me a sentence with good",  # a "not" inside a request
+])
+async def test_with_the_demo_model_a_new_request_after_a_stated_understanding_is_no_correction(
+    tmp_path: Path, llm: ScriptedLLM, message: str
 ) -> None:
     llm.responder = misreading_reader
     settings = make_settings(tmp_path, llm, feedback={"confirm_with_model": "never"})
     async with open_companion(settings) as companion:
         await say_recalled(companion, ASKED)
-        _, said = await say_recalled(companion, "No, the other kind of similar")
+        _, said = await say_recalled(companion, message)
         assert not said.startswith("Noted")
-        _, said = await say_recalled(companion, "That's not what I asked: I wanted a synonym")
-        assert said.startswith("Noted")
-        assert not any("Decide whether" in r["messages"][-1]["content"]
-                       for r in llm.chat_requests)
+        assert await companion.feedback.list_mine("ana") == []
 
 
 async def test_another_users_feedback_is_not_used_until_an_admin_promotes_it(

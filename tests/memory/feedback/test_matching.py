@@ -11,6 +11,7 @@ from memory.feedback.matching import (
     follows_rule,
     frame_of,
     rule_phrase,
+    shared_frame,
     wording_similarity,
 )
 
@@ -152,3 +153,42 @@ def test_words_that_only_begin_or_end_alike_are_not_forms_of_one_word() -> None:
     assert not fits_frame(pattern, Message.of("What does < calm > south like?"))
     assert not fits_frame(_pattern("What is like < quick > ?", ""),
                           Message.of("What is unlike < calm > ?"))
+
+
+@pytest.mark.parametrize(("message", "fits"), [
+    ("< ਰਾਤ > ਦਾ ਸਮਾਨਾਰਥੀ ਸਬਦ ਦਸੋ", True),  # word and tell typed without their marks
+    ("< ਰਾਤ > ਦਾ ਸਮਾਨਾਰਥੀ ਸਬਦ ਦੱਸੋ", True),
+    ("< ਰਾਤ > ਦਾ ਵਿਰੋਧੀ ਸ਼ਬਦ ਦੱਸੋ", False),  # antonym: another word, not another spelling
+])
+def test_a_word_of_the_request_typed_another_way_is_the_same_request(
+    message: str, fits: bool
+) -> None:
+    pattern = _pattern("< ਦਿਨ > ਦਾ ਸਮਾਨਾਰਥੀ ਸ਼ਬਦ ਦੱਸੋ", "")  # tell me a synonym of day
+    assert fits_frame(pattern, Message.of(message)) is fits
+    # Hindi: "in" and "I" are a mark apart, and two words.
+    within = _pattern("< दिन > वाक्य में लिखो", "")  # write day in a sentence
+    assert fits_frame(within, Message.of("< रात > वाक्य में लिखो"))
+    assert not fits_frame(within, Message.of("< रात > वाक्य मैं लिखो"))
+
+
+def test_short_words_a_letter_apart_are_two_words() -> None:
+    assert not fits_frame(_pattern("What is like < quick > ?", ""),
+                          Message.of("What it like < calm > ?"))
+
+
+def test_a_clause_said_before_the_request_is_no_part_of_it() -> None:
+    # "once more:" in Punjabi, three words, said with the corrected message only
+    pattern = _pattern("ਇੱਕ ਵਾਰ ਫੇਰ: < ਰਾਤ > ਨਾਲ ਮਿਲਦਾ-ਜੁਲਦਾ ਸ਼ਬਦ", "")
+    assert fits_frame(pattern, Message.of("< ਤਾਰ > ਨਾਲ ਮਿਲਦਾ-ਜੁਲਦਾ ਸ਼ਬਦ"))
+    assert fits_frame(_pattern("< ਰਾਤ > ਨਾਲ ਮਿਲਦਾ-ਜੁਲਦਾ ਸ਼ਬਦ", ""),
+                      Message.of("ਇੱਕ ਵਾਰ ਫੇਰ: < ਤਾਰ > ਨਾਲ ਮਿਲਦਾ-ਜੁਲਦਾ ਸ਼ਬਦ"))
+    # What follows a comma is no request when it is only "please": nothing comes off.
+    sounds = _pattern("What sounds like < seeder >, please?", "")
+    assert not fits_frame(sounds, Message.of("What is like < melancholy >, please?"))
+
+
+def test_two_requests_that_share_only_a_preamble_and_a_word_are_not_one_shape() -> None:
+    # "once more: X like-seeming word" and "once more: Y matching word" (Punjabi)
+    assert shared_frame("ਇੱਕ ਵਾਰ ਫੇਰ: ਮਹਿਕ ਵਰਗਾ ਲੱਗਦਾ ਸ਼ਬਦ", "ਇੱਕ ਵਾਰ ਫੇਰ: ਹਾਰ ਨਾਲ ਰਲਦਾ ਸ਼ਬਦ") == ""
+    assert shared_frame("ਇੱਕ ਵਾਰ ਫੇਰ: ਮਹਿਕ ਵਰਗਾ ਲੱਗਦਾ ਸ਼ਬਦ", "ਇੱਕ ਵਾਰ ਫੇਰ: ਹਾਰ ਵਰਗਾ ਲੱਗਦਾ ਸ਼ਬਦ") == (
+        "ਇੱਕ ਵਾਰ ਫੇਰ ਵਰਗਾ ਲੱਗਦਾ ਸ਼ਬਦ")

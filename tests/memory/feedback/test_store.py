@@ -47,14 +47,27 @@ def _named(key: str, feedback: str, user_id: str = "ana") -> Correction:
                       shared=False)
 
 
-async def test_a_message_two_corrections_read_differently_gets_no_clarification(
+async def test_a_message_two_requests_read_differently_gets_no_clarification(
+    stores: Stores,
+) -> None:
+    # Two shapes: "what is like" about a word, and "what is" about a phrase.
+    await stores.feedback.remember(_named("What is like < quick > ?", "No, I meant a synonym"))
+    await stores.feedback.remember(_named("What is < like fog > ?", "No, I meant a simile"))
+    # Both fit as well: which one? neither.
+    assert await _lookup(stores, "What is like < calm > ?") == []
+    assert await _lookup(stores, "What is like < quick > ?") == [  # said of this very message
+        ("No, I meant a synonym", "same message")]
+
+
+async def test_the_newer_correction_of_one_requests_shape_is_the_one_that_applies(
     stores: Stores,
 ) -> None:
     await stores.feedback.remember(_named("What is like < quick > ?", "No, I meant a synonym"))
     await stores.feedback.remember(_named("What is like < calm > ?", "No, I meant an antonym"))
-    assert await _lookup(stores, "What is like < fog > ?") == []  # which one? neither
-    assert await _lookup(stores, "What is like < calm > ?") == [  # said of this very message
-        ("No, I meant an antonym", "same message")]
+    assert await _lookup(stores, "What is like < fog > ?") == [
+        ("No, I meant an antonym", "same request")]
+    assert await _lookup(stores, "What is like < quick > ?") == [  # said of this very message
+        ("No, I meant a synonym", "same message")]
 
 
 async def test_a_rule_for_the_messages_shape_wins_over_one_found_by_its_frame(
