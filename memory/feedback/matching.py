@@ -30,6 +30,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
+from functools import lru_cache
 
 from rapidfuzz.distance import Levenshtein
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
@@ -78,6 +79,8 @@ MIN_FORM_LETTERS = 4
 FORM_PREFIX = 3
 # A mark more or less in a word of fewer characters makes another word ("में"/"मैं", in/I).
 SPELLED_ALIKE_LETTERS = 4
+# How many words' folded forms and letters are kept: a user's requests repeat their words.
+WORDS_REMEMBERED = 1 << 16
 # A word held by a quarter of the companion's earlier replies is its wording, not a subject.
 WORDING_SHARE = 4
 # Two corrected messages are one request about two subjects when they differ in one place of at
@@ -184,15 +187,20 @@ def plausible_subject(key: str, subject: str) -> bool:
 def shared_frame(first: str, second: str) -> str:
     """The frame of two corrected messages of one shape: their words minus the one place where
     they differ ("how do i use < fog > ?" and "how do i use < rider > ?" give "how do i use"),
-    and minus a few words said before or after. "" when they differ in more than one place, or
-    keep fewer than two words or no more than differs: then they are not one request about two
-    subjects."""
+    and minus a few words said before or after, or a preamble ("Once more: ..."). "" when they
+    differ in more than one place, or keep fewer than two words or no more than differs: then
+    they are not one request about two subjects."""
     a, b = _meaningful(first), _meaningful(second)
+    without_preambles = _one_place_apart(a[_preamble(first):], b[_preamble(second):])
+    return without_preambles or _one_place_apart(a, b, preamble=_preamble(first))
+
+
+def _one_place_apart(a: Sequence[str], b: Sequence[str], preamble: int = 0) -> str:
+    """What `a` and `b` keep when they differ in one place (see `shared_frame`); the first
+    `preamble` words of `a` are not counted as kept by the request."""
     alignment = _Alignment.of(a, b)
     kept = [word for k1, k2 in alignment.same for word in a[k1:k2]]
-    # A preamble both say ("Once more: ...") is no part of either request.
-    in_request = sum(k2 - max(k1, _preamble(first)) for k1, k2 in alignment.same
-                     if k2 > _preamble(first))
+    in_request = sum(k2 - max(k1, preamble) for k1, k2 in alignment.same if k2 > preamble)
     if (alignment.inserted_within or len(alignment.changed) != 1 or alignment.around > EXTRA_WORDS
             or in_request < MIN_SHARED_WORDS):
         return ""
@@ -243,10 +251,15 @@ def _as_key_words(key: Sequence[str], message: Sequence[str]) -> tuple[str, ...]
 
 def _same_word(first: str, second: str) -> bool:
     """Two forms or two spellings of one word (see `_forms_of_one`, `_spelled_alike`)."""
+    # This runs for every word of every message against every stored correction: most pairs
+    # differ in their first letter, and are told apart before anything else.
     first, second = folded(first), folded(second)
+    if first[:1] != second[:1]:
+        return False
     return first == second or _forms_of_one(first, second) or _spelled_alike(first, second)
 
 
+@lru_cache(maxsize=WORDS_REMEMBERED)
 def folded(word: str) -> str:
     """The word without the dots below letters that people often leave out (nukta)."""
     if word.isascii():
@@ -259,8 +272,6 @@ def folded(word: str) -> str:
 def _forms_of_one(first: str, second: str) -> bool:
     """Two forms of one word: they share their first three-quarters (of the shorter, of at
     least four letters). "like" and "unlike", "sound" and "south" are two words."""
-    # Most pairs differ in their first letters: this runs for every word of every message
-    # against every stored correction, so they are told apart before anything else.
     if first[:FORM_PREFIX] != second[:FORM_PREFIX]:
         return False
     shorter = min(len(first), len(second))
@@ -280,6 +291,7 @@ def _spelled_alike(first: str, second: str) -> bool:
             and Levenshtein.distance(first, second, score_cutoff=1) <= 1)
 
 
+@lru_cache(maxsize=WORDS_REMEMBERED)
 def _letters(word: str) -> str:
     return "".join(c for c in word if not unicodedata.category(c).startswith("M"))
 
@@ -310,9 +322,15 @@ class Pattern:
     def of(cls, key: str, frame: str, rule: str) -> Pattern:
         key_words = tuple(_meaningful(key))
         frame_words = tuple(frame.split())
+        said_before = _preamble(key)
         subject = _subject_positions(key_words, frame_words)
+        # A frame learned from another message may leave this one's preamble out.
+        after = frozenset(said_before + k for k in _subject_positions(
+            key_words[said_before:], frame_words))
+        if not _one_run(subject) and _one_run(after):
+            subject = after
         # What the user said before a subject that opens the request is no preamble.
-        preamble = min([_preamble(key), *subject]) if frame_words else _preamble(key)
+        preamble = min([said_before, *subject]) if frame_words else said_before
         return cls(normalize_key(key), key_words, frame_words, rule, subject,
                    _span_in(rule.split(), key_words), preamble)
 

@@ -191,4 +191,10 @@ def test_two_requests_that_share_only_a_preamble_and_a_word_are_not_one_shape() 
     # "once more: X like-seeming word" and "once more: Y matching word" (Punjabi)
     assert shared_frame("ਇੱਕ ਵਾਰ ਫੇਰ: ਮਹਿਕ ਵਰਗਾ ਲੱਗਦਾ ਸ਼ਬਦ", "ਇੱਕ ਵਾਰ ਫੇਰ: ਹਾਰ ਨਾਲ ਰਲਦਾ ਸ਼ਬਦ") == ""
     assert shared_frame("ਇੱਕ ਵਾਰ ਫੇਰ: ਮਹਿਕ ਵਰਗਾ ਲੱਗਦਾ ਸ਼ਬਦ", "ਇੱਕ ਵਾਰ ਫੇਰ: ਹਾਰ ਵਰਗਾ ਲੱਗਦਾ ਸ਼ਬਦ") == (
-        "ਇੱਕ ਵਾਰ ਫੇਰ ਵਰਗਾ ਲੱਗਦਾ ਸ਼ਬਦ")
+        "ਵਰਗਾ ਲੱਗਦਾ ਸ਼ਬਦ")
+    # Said with one of them only, the preamble is left out too, and the frame fits the other.
+    frame = shared_frame("ਗਰਮ ਵਰਗਾ ਸ਼ਬਦ ਕਿਹੜਾ ਹੈ?", "ਇੱਕ ਵਾਰ ਫੇਰ: ਹਵਾ ਵਰਗਾ ਸ਼ਬਦ ਕਿਹੜਾ ਹੈ?")
+    assert frame == "ਵਰਗਾ ਸ਼ਬਦ ਕਿਹੜਾ ਹੈ"  # what word is like
+    with_preamble = Pattern.of("ਇੱਕ ਵਾਰ ਫੇਰ: ਹਵਾ ਵਰਗਾ ਸ਼ਬਦ ਕਿਹੜਾ ਹੈ?", frame, "")
+    assert fits_frame(with_preamble, Message.of("ਚੰਨ ਵਰਗਾ ਸ਼ਬਦ ਕਿਹੜਾ ਹੈ?"))
+    assert not fits_frame(with_preamble, Message.of("ਚੰਨ ਵਰਗਾ ਲੱਗਦਾ ਸ਼ਬਦ"))
