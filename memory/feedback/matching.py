@@ -421,10 +421,10 @@ def same_shape(pattern: Pattern, message: Message) -> bool:
 def fits_frame(pattern: Pattern, message: Message) -> bool:
     """The message is the misunderstood one with its subject changed in one place, and at most
     a few words more: in a subject the message sets off ("What is like < very pretty > ?"), two
-    before or after the request ("One more: ...", said with this message or with the corrected
-    one). Every frame word stays, and nothing comes between two words that stay: "X जैसा क्या
-    है" (what is like X) fits "Y जैसा क्या है", not "X जैसा क्या सुनाई देता है" (what sounds
-    like X), though that holds every frame word in order."""
+    before or after the request, and a preamble ("One more: ...", said with this message or
+    with the corrected one). Every frame word stays, and nothing comes between two words that
+    stay: "X जैसा क्या है" (what is like X) fits "Y जैसा क्या है", not "X जैसा क्या सुनाई देता
+    है" (what sounds like X), though that holds every frame word in order."""
     if not pattern.frame or not pattern.subject or not message.may_keep(pattern):
         return False
     return _changed_in_one_place(pattern, message, may_change=lambda k: k in pattern.subject)
