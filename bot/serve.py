@@ -4,22 +4,17 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import signal
-from collections.abc import Mapping
 from contextlib import suppress
-from dataclasses import dataclass
 from typing import Protocol
 
 from bot.app import Companion, open_companion
-from bot.errors import ConfigError
 from bot.frontends.desk import FrontDesk
 from bot.settings import Settings
+from bot.tokens import Tokens
 
 log = logging.getLogger(__name__)
 
-TELEGRAM_TOKEN_ENV = "TELEGRAM_BOT_TOKEN"
-DISCORD_TOKEN_ENV = "DISCORD_BOT_TOKEN"
 SHUTDOWN_GRACE_SECONDS = 20.0
 
 
@@ -31,32 +26,6 @@ class Frontend(Protocol):
     async def stop_receiving(self) -> None: ...
 
     async def close(self) -> None: ...
-
-
-@dataclass(frozen=True)
-class Tokens:
-    telegram: str | None
-    discord: str | None
-
-
-def read_tokens(
-    *, telegram: bool, discord: bool, environ: Mapping[str, str] = os.environ
-) -> Tokens:
-    """The tokens of the frontends asked for, from the environment only."""
-    if not (telegram or discord):
-        raise ConfigError("Say which frontends to run: --telegram, --discord or both.")
-    missing = [name for name, wanted in ((TELEGRAM_TOKEN_ENV, telegram),
-                                         (DISCORD_TOKEN_ENV, discord))
-               if wanted and not environ.get(name, "").strip()]
-    if missing:
-        raise ConfigError(
-            f"Set the environment variable {' and '.join(missing)} to the bot's token "
-            "(see the README: Telegram and Discord)."
-        )
-    return Tokens(
-        telegram=environ[TELEGRAM_TOKEN_ENV].strip() if telegram else None,
-        discord=environ[DISCORD_TOKEN_ENV].strip() if discord else None,
-    )
 
 
 def build_frontends(companion: Companion, desk: FrontDesk, tokens: Tokens) -> list[Frontend]:

@@ -294,15 +294,23 @@ class JobQueue:
         self, *, ids: list[int] | None = None, statuses: tuple[str, ...] | None = None,
         user_id: str | None = None,
     ) -> list[Job]:
-        query = select(memory_jobs).order_by(memory_jobs.c.id)
-        if ids is not None:
-            query = query.where(memory_jobs.c.id.in_(ids))
-        if statuses is not None:
-            query = query.where(memory_jobs.c.status.in_(statuses))
-        if user_id is not None:
-            query = query.where(memory_jobs.c.user_id == user_id)
-        async with self._engine.connect() as conn:
-            return [_to_job(row) for row in (await conn.execute(query)).mappings()]
+        return await list_jobs(self._engine, ids=ids, statuses=statuses, user_id=user_id)
+
+
+async def list_jobs(
+    engine: AsyncEngine, *, ids: list[int] | None = None, statuses: tuple[str, ...] | None = None,
+    user_id: str | None = None,
+) -> list[Job]:
+    """The jobs asked for, oldest first; reading them needs no worker."""
+    query = select(memory_jobs).order_by(memory_jobs.c.id)
+    if ids is not None:
+        query = query.where(memory_jobs.c.id.in_(ids))
+    if statuses is not None:
+        query = query.where(memory_jobs.c.status.in_(statuses))
+    if user_id is not None:
+        query = query.where(memory_jobs.c.user_id == user_id)
+    async with engine.connect() as conn:
+        return [_to_job(row) for row in (await conn.execute(query)).mappings()]
 
 
 def _digest(*parts: str) -> str:

@@ -146,13 +146,20 @@ class Feedback:
     created_at: datetime
 
 
+# How a correction was found for a message (`/why` says it):
+SAME_MESSAGE = "same message"  # the message corrected, retyped
+YOUR_RULE = "your rule"  # the phrase of a rule the user stated, in a request of the same shape
+SAME_REQUEST = "same request"  # the corrected request about another subject (its frame)
+SIMILAR = "similar meaning"  # close in meaning to a message whose subject is not known
+
+
 @dataclass(frozen=True, slots=True)
 class ScoredFeedback:
     """Feedback found for a message; `how` says which lookup found it."""
 
     feedback: Feedback
     score: float
-    how: str  # "same message", "your rule", "same request" or "similar meaning"
+    how: str  # SAME_MESSAGE, YOUR_RULE, SAME_REQUEST or SIMILAR
 
 
 class PoolStatus(StrEnum):

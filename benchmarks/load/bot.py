@@ -20,7 +20,7 @@ from typing import Any
 from aiohttp import web
 
 from bot.app import open_companion
-from bot.commands import Attachment
+from bot.commands.replies import Attachment
 from bot.core.inbound import Incoming
 from bot.settings import load_settings
 

@@ -16,9 +16,9 @@ from pathlib import Path
 from bot.app.models import build_chat_model, build_embedder
 from bot.app.stores import Stores, build_recaller, open_stores, pool_examples
 from bot.app.upkeep import build_growth, build_pool_upkeep, build_worker
-from bot.commands import Commands
 from bot.commands.admin import AdminCommands
 from bot.commands.forgetting import UserMemories
+from bot.commands.layer import Commands
 from bot.commands.user import UserCommands
 from bot.core.access import AccessPolicy
 from bot.core.corrections import Corrections

@@ -11,11 +11,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from chromadb.api.client import Client
-from sqlalchemy.exc import ArgumentError, DBAPIError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.app.models import build_embedder
 from bot.core.prompt import memory_line
+from bot.database import open_database
 from bot.errors import ConfigError
 from bot.settings import Settings
 from memory.beliefs.rows import SQLBeliefRows
@@ -36,8 +36,6 @@ from memory.protocols import Embedder
 from memory.provenance import ReplyUses
 from memory.recall import Recaller, RecallSettings
 from memory.relevance import Relevance, RelevancePlan
-from memory.sql.engine import open_engine
-from memory.sql.migrations import migrate
 from memory.sql.profiles import SQLProfileStore
 from memory.sql.rounds import SQLRoundStore
 from memory.tokens import WordPieceCounter
@@ -80,7 +78,7 @@ async def open_stores(settings: Settings, stack: AsyncExitStack,
     Raises `ConfigError`, naming the setting, when one cannot be opened."""
     data_dir = settings.resolved_data_dir
     data_dir.mkdir(parents=True, exist_ok=True)
-    engine = await _open_sql(settings, stack)
+    engine = await open_database(settings, stack)
     embedder = await _open_embedder(settings, stack)
     client = await _open_vector_client(settings, data_dir)
     stack.push_async_callback(asyncio.to_thread, client.close)
@@ -152,21 +150,6 @@ def _feedback_memory(settings: Settings, engine: AsyncEngine, index: ChromaIndex
             max_clarifications=chosen.max_clarifications,
         ),
     )
-
-
-async def _open_sql(settings: Settings, stack: AsyncExitStack) -> AsyncEngine:
-    try:
-        engine = open_engine(settings.sql_url)
-    except (ArgumentError, ImportError) as error:
-        raise ConfigError(f"Invalid setting 'sql.url' ({settings.sql.url!r}): {error}") from error
-    stack.push_async_callback(engine.dispose)
-    try:
-        await migrate(engine)
-    except DBAPIError as error:
-        raise ConfigError(
-            f"Cannot open the database of setting 'sql.url' ({engine.url!r}): {error.orig}"
-        ) from error
-    return engine
 
 
 async def _open_embedder(settings: Settings, stack: AsyncExitStack) -> Embedder:

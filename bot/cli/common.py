@@ -1,12 +1,13 @@
-"""What the `companion` subcommands share: settings from the command line, and a companion
-opened for one piece of work with every failure turned into a clear line."""
+"""What the `companion` subcommands share: settings from the command line, and a companion (or
+only its SQL record) opened for one piece of work with every failure turned into a clear line."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, TypeVar
+from collections.abc import Awaitable, Callable, Coroutine
+from contextlib import AsyncExitStack
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
@@ -14,6 +15,8 @@ from bot.errors import UserFacingError
 from bot.settings import Settings, default_config_path, load_settings
 
 if TYPE_CHECKING:
+    from sqlalchemy.ext.asyncio import AsyncEngine
+
     from bot.app import Companion
 
 T = TypeVar("T")
@@ -37,6 +40,22 @@ def run_with_companion(settings: Settings, work: Callable[[Companion], Awaitable
         async with open_companion(settings) as companion:
             return await work(companion)
 
+    return _run(runner)
+
+
+def run_with_database(settings: Settings, work: Callable[[AsyncEngine], Awaitable[T]]) -> T:
+    """`work` with the SQL record only: a command that reads it answers in a fraction of a
+    second, where opening the whole companion loads the models and the vector index."""
+    from bot.database import open_database
+
+    async def runner() -> T:
+        async with AsyncExitStack() as stack:
+            return await work(await open_database(settings, stack))
+
+    return _run(runner)
+
+
+def _run(runner: Callable[[], Coroutine[Any, Any, T]]) -> T:
     try:
         return asyncio.run(runner())
     except UserFacingError as error:

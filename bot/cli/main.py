@@ -70,6 +70,8 @@ def chat(ctx: click.Context, user: str | None) -> None:
 def say(ctx: click.Context, message: str, user: str | None, as_json: bool) -> None:
     """Send MESSAGE and print the reply. With '-', answer each line of standard input in turn."""
     settings = load_cli_settings(ctx)
+    if message != "-":
+        _refuse_at_once(message, settings)
     _log_to_file(settings)  # the person reads replies and reasons here, not log lines
     who = user or settings.user
 
@@ -89,6 +91,19 @@ def say(ctx: click.Context, message: str, user: str | None, as_json: bool) -> No
         return ok
 
     if not run_with_companion(settings, work):
+        sys.exit(1)
+
+
+def _refuse_at_once(message: str, settings: Settings) -> None:
+    """Say why a message that cannot be stored (empty, too long) is refused before anything is
+    loaded, the way the companion would, and exit non-zero."""
+    from bot.core.inbound import clean_message
+    from bot.errors import InputRejected
+
+    try:
+        clean_message(message, settings.chat.max_message_chars)
+    except InputRejected as rejection:
+        click.echo(str(rejection), err=True)
         sys.exit(1)
 
 
@@ -136,7 +151,7 @@ class _Said:
 
 async def _say_one(companion: Companion, user_id: str, text: str, *, streaming: bool) -> _Said:
     """Send one message (or command); with `streaming`, print the reply as it comes."""
-    from bot.commands import is_command
+    from bot.commands.layer import is_command
     from bot.commands.replies import save_attachment
     from bot.core.dialogue import Delta, Failed, Finished, Recalled, Refused
     from bot.core.inbound import Incoming
@@ -189,15 +204,20 @@ def _memories(recall: Recall, cited: Sequence[int]) -> list[dict[str, Any]]:
 def run(ctx: click.Context, telegram: bool, discord: bool) -> None:
     """Serve the chat bots (and the memory sweep) until Ctrl+C or SIGTERM."""
     from bot.errors import UserFacingError
-    from bot.serve import read_tokens, serve
+    from bot.tokens import read_tokens
 
     settings = load_cli_settings(ctx)
+    try:
+        tokens = read_tokens(telegram=telegram, discord=discord)  # before anything is loaded
+    except UserFacingError as error:
+        raise click.ClickException(str(error)) from error
     logging.basicConfig(level=logging.INFO, stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     # Opt in to PTB's coming timedelta durations (we read them either way) to skip its warning.
     os.environ.setdefault("PTB_TIMEDELTA", "true")
+    from bot.serve import serve
+
     try:
-        tokens = read_tokens(telegram=telegram, discord=discord)
         asyncio.run(serve(settings, tokens))
     except UserFacingError as error:
         raise click.ClickException(str(error)) from error

@@ -9,11 +9,13 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from bot.cli.common import load_cli_settings, run_with_companion, user_option
+from bot.cli.common import load_cli_settings, run_with_companion, run_with_database, user_option
 from bot.core.wording import counted
 from bot.errors import InputRejected
 
 if TYPE_CHECKING:
+    from sqlalchemy.ext.asyncio import AsyncEngine
+
     from bot.app import Companion
     from bot.core.ingest import Imported
     from jobs.worker import MemoryWorker, SweepReport
@@ -103,13 +105,12 @@ def _print_overview(report: dict[str, Any]) -> None:
 def jobs(ctx: click.Context, show_all: bool) -> None:
     """List pending, running and failed memory jobs."""
     from bot.commands import replies
-    from jobs.queue import FAILED, PENDING, RUNNING
+    from jobs.queue import FAILED, PENDING, RUNNING, list_jobs
 
-    async def work(companion: Companion) -> list[Any]:
-        statuses = None if show_all else (PENDING, RUNNING, FAILED)
-        return await companion.worker.queue.jobs(statuses=statuses)
+    async def work(engine: AsyncEngine) -> list[Any]:
+        return await list_jobs(engine, statuses=None if show_all else (PENDING, RUNNING, FAILED))
 
-    found = run_with_companion(load_cli_settings(ctx), work)
+    found = run_with_database(load_cli_settings(ctx), work)
     if not found:
         click.echo("No memory jobs waiting, running or failed.")
     for job in found:

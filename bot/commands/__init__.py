@@ -1,7 +1,2 @@
-"""Slash commands shared by every frontend."""
-
-from bot.commands.layer import Commands, is_command, parse_command
-from bot.commands.replies import Attachment, CommandReply, describe_recall
-
-__all__ = ["Attachment", "CommandReply", "Commands", "describe_recall", "is_command",
-           "parse_command"]
+"""Slash commands shared by every frontend: `layer` reads and runs them, `replies` words what
+they answer (and imports no store, so a cheap command can use it alone)."""

@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bot.core.wording import counted
-from jobs.queue import Job
-from jobs.worker import SweepReport
 from memory.days import day
-from memory.feedback.store import SAME_REQUEST, YOUR_RULE
 from memory.types import (
+    SAME_REQUEST,
+    YOUR_RULE,
     Fact,
     Feedback,
     Found,
@@ -23,6 +23,10 @@ from memory.types import (
     Speaker,
     Topic,
 )
+
+if TYPE_CHECKING:  # a command's text needs no job queue or worker loaded
+    from jobs.queue import Job
+    from jobs.worker import SweepReport
 
 # Latest_topics under the bundled demo model, whose short prompt holds none.
 LEFT_OUT = "(not shown: the demo model's short prompt leaves them out; see companion setup)"

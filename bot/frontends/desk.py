@@ -9,7 +9,7 @@ import logging
 import time
 from contextlib import aclosing
 
-from bot.commands import Commands, is_command
+from bot.commands.layer import Commands, is_command
 from bot.core.access import AccessPolicy, Admission
 from bot.core.dialogue import (
     Delta,

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import discord
 from discord.ext import commands
 
-from bot.commands import Attachment
+from bot.commands.replies import Attachment
 from bot.core.inbound import Incoming
 from bot.errors import ConfigError
 from bot.frontends.desk import CANCELLED, CONFIRM_LABELS, FrontDesk, confirm_label

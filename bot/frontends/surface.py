@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from typing import Any, Protocol
 
-from bot.commands import Attachment
+from bot.commands.replies import Attachment
 from bot.core.dialogue import Recall
 from bot.frontends.disguise import undisguised
 from bot.frontends.split import split_message

@@ -25,18 +25,20 @@ from memory.feedback.matching import (
 from memory.feedback.rows import Candidate, SQLFeedbackRows
 from memory.index.chroma import ChromaIndex
 from memory.protocols import Embedder, Vector
-from memory.types import Feedback, ScoredFeedback
+from memory.types import (
+    SAME_MESSAGE,
+    SAME_REQUEST,
+    SIMILAR,
+    YOUR_RULE,
+    Feedback,
+    ScoredFeedback,
+)
 
 log = logging.getLogger(__name__)
 
 # The owner of the shared collection: no frontend makes a user id without a platform prefix
 # and with stars, so this can never be a person.
 EVERYONE = "*everyone*"
-# How a correction was found for a message (`/why` says it):
-SAME_MESSAGE = "same message"  # the message corrected, retyped
-YOUR_RULE = "your rule"  # the phrase of a rule the user stated, in a request of the same shape
-SAME_REQUEST = "same request"  # the corrected request about another subject (its frame)
-SIMILAR = "similar meaning"  # close in meaning to a message whose subject is not known
 STATED = (SAME_MESSAGE, YOUR_RULE)  # the user said it of this very message or phrase
 SHAPED = (SAME_MESSAGE, YOUR_RULE, SAME_REQUEST)  # the message has the corrected one's shape
 # Two corrections found by likeness that say different things are told apart only if one is

@@ -16,7 +16,7 @@ DISCORD_ME_URL = "https://discord.com/api/v10/users/@me"
 
 async def check_telegram(settings: Settings, environ: Mapping[str, str] = os.environ) -> Check:
     """The token, when set, is accepted by Telegram (getMe). Never printed."""
-    from bot.serve import TELEGRAM_TOKEN_ENV
+    from bot.tokens import TELEGRAM_TOKEN_ENV
 
     token = environ.get(TELEGRAM_TOKEN_ENV, "").strip()
     if not token:
@@ -29,7 +29,7 @@ async def check_telegram(settings: Settings, environ: Mapping[str, str] = os.env
 
 async def check_discord(environ: Mapping[str, str] = os.environ) -> Check:
     """The token, when set, is accepted by Discord (users/@me). Never printed."""
-    from bot.serve import DISCORD_TOKEN_ENV
+    from bot.tokens import DISCORD_TOKEN_ENV
 
     token = environ.get(DISCORD_TOKEN_ENV, "").strip()
     if not token:

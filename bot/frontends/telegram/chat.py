@@ -9,7 +9,7 @@ from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, InputFile,
 from telegram.constants import ChatAction, MessageLimit, ParseMode
 from telegram.error import BadRequest
 
-from bot.commands import Attachment
+from bot.commands.replies import Attachment
 from bot.frontends.desk import confirm_label
 from bot.frontends.surface import MessagesOnly
 from bot.frontends.telegram.format import to_telegram_html

@@ -17,7 +17,7 @@ from textual.app import App, ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Footer, Header, Input, Static
 
-from bot.commands import is_command
+from bot.commands.layer import is_command
 from bot.core.inbound import Incoming
 from bot.core.persona_choice import PersonaChoice
 from bot.errors import UserFacingError

@@ -7,8 +7,7 @@ import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 
-from bot.commands import Attachment
-from bot.commands.replies import save_attachment
+from bot.commands.replies import Attachment, save_attachment
 from bot.core.dialogue import Recall
 from bot.frontends.tui.widgets import CompanionMessage, MemoryPanel, Note
 

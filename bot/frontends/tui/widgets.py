@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from textual.binding import Binding
 from textual.widgets import Input, Static
 
-from bot.commands import describe_recall
+from bot.commands.replies import describe_recall
 
 if TYPE_CHECKING:
     from bot.core.dialogue import Recall

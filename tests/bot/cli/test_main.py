@@ -259,18 +259,45 @@ def test_pool_grow_adds_scored_candidates_and_the_demo_model_cannot(
     assert refused.returncode == 1 and "needs a capable model" in refused.stderr
 
 
+HEAVY = ["sklearn", "chromadb", "presidio_analyzer", "spacy", "onnxruntime", "openai",
+         "jobs.worker", "bot.commands.layer", "bot.app", "llama_cpp", "textual"]
+
+
+def _loaded_by(commands: list[tuple[list[str], int]], env: dict[str, str] | None = None) -> str:
+    """Run each command in one fresh interpreter, check its exit code, and say which heavy
+    modules it loaded."""
+    probe = ("import sys\nfrom click.testing import CliRunner\nfrom bot.cli.main import main\n"
+             f"for args, code in {commands!r}:\n"
+             "    result = CliRunner().invoke(main, args)\n"
+             "    assert result.exit_code == code, (args, result.output)\n"
+             f"print([m for m in {HEAVY!r} if m in sys.modules])")
+    return subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          check=True, env=env, cwd=env and env["COMPANION_DATA_DIR"]
+                          ).stdout.strip()
+
+
 def test_version_and_help_do_not_load_the_stores_or_the_models() -> None:
     # They started in 3.1 s when the command layer (scikit-learn, chromadb, presidio, the
     # memory jobs) came in with the CLI; people run them first, to see that it works.
-    heavy = ["sklearn", "chromadb", "presidio_analyzer", "onnxruntime", "jobs.worker",
-             "bot.commands", "bot.app", "llama_cpp", "textual"]
-    probe = ("import sys\nfrom click.testing import CliRunner\nfrom bot.cli.main import main\n"
-             "for args in (['version'], ['--help'], ['memory', '--help']):\n"
-             "    assert CliRunner().invoke(main, args).exit_code == 0\n"
-             f"print([m for m in {heavy!r} if m in sys.modules])")
-    loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                            check=True).stdout.strip()
-    assert loaded == "[]"
+    assert _loaded_by([(["version"], 0), (["--help"], 0), (["memory", "--help"], 0)]) == "[]"
+
+
+def test_cheap_commands_and_mistakes_are_answered_without_loading_the_models(
+    env: dict[str, str]
+) -> None:
+    # Each took 5-10 s (and `memory jobs` 535 MB) when every command opened the whole
+    # companion: listing jobs reads SQL only; a missing flag or token, or an empty message,
+    # is refused before anything is loaded.
+    tokenless = {k: v for k, v in env.items() if not k.endswith("_BOT_TOKEN")}
+    cheap = [(["memory", "jobs"], 0), (["run"], 1), (["run", "--telegram"], 1), (["say", ""], 1),
+             (["say", "x" * 5000], 1)]
+    assert _loaded_by(cheap, tokenless) == "[]"
+    assert _run(["memory", "jobs"], env).stdout == "No memory jobs waiting, running or failed.\n"
+    refused = _run(["say", ""], env)
+    assert refused.returncode == 1 and refused.stdout == ""
+    assert refused.stderr.strip() == "Your message was empty. Type something to chat, or /help."
+    assert "Say which frontends to run" in _run(["run"], tokenless).stderr
+    assert "TELEGRAM_BOT_TOKEN" in _run(["run", "--telegram"], tokenless).stderr
 
 
 @pytest.mark.parametrize("command", ["/forget nosuchid", "/nosuchcommand", "/persona nobody",

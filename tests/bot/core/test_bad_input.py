@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bot.app import Companion, open_companion
-from bot.commands import parse_command
+from bot.commands.layer import parse_command
 from bot.core.inbound import clean_message
 from bot.errors import InputRejected
 from bot.frontends.telegram.format import to_telegram_html

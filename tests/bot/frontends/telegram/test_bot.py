@@ -17,7 +17,8 @@ import pytest
 
 from bot.app import Companion, open_companion
 from bot.frontends.desk import BROKEN, NOT_ALLOWED, FrontDesk
-from bot.serve import Tokens, build_frontends
+from bot.serve import build_frontends
+from bot.tokens import Tokens
 from memory.types import RoundStatus
 from tests.bot.frontends.admin_cases import ADMIN_COMMANDS, REFUSAL
 from tests.conftest import make_settings

@@ -15,7 +15,8 @@ from aiohttp import web
 from bot.app import open_companion
 from bot.frontends.desk import FrontDesk
 from bot.frontends.telegram.bot import webhook_secret
-from bot.serve import Tokens, build_frontends
+from bot.serve import build_frontends
+from bot.tokens import Tokens
 from tests.conftest import _free_port, make_settings
 from tests.fakes.openai_server import Reply, ScriptedLLM
 from tests.fakes.telegram_server import FakeTelegram
