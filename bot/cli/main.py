@@ -71,7 +71,7 @@ def say(ctx: click.Context, message: str, user: str | None, as_json: bool) -> No
     """Send MESSAGE and print the reply. With '-', answer each line of standard input in turn."""
     settings = load_cli_settings(ctx)
     if message != "-":
-        _refuse_at_once(message, settings)
+        _refuse_at_once(message, settings, as_json=as_json)
     _log_to_file(settings)  # the person reads replies and reasons here, not log lines
     who = user or settings.user
 
@@ -94,16 +94,20 @@ def say(ctx: click.Context, message: str, user: str | None, as_json: bool) -> No
         sys.exit(1)
 
 
-def _refuse_at_once(message: str, settings: Settings) -> None:
+def _refuse_at_once(message: str, settings: Settings, *, as_json: bool) -> None:
     """Say why a message that cannot be stored (empty, too long) is refused before anything is
-    loaded, the way the companion would, and exit non-zero."""
+    loaded, as the companion would (in JSON with `as_json`), and exit non-zero."""
     from bot.core.inbound import clean_message
     from bot.errors import InputRejected
 
     try:
         clean_message(message, settings.chat.max_message_chars)
     except InputRejected as rejection:
-        click.echo(str(rejection), err=True)
+        refused = _Said(message, problem=str(rejection))
+        if as_json:
+            click.echo(json.dumps(refused.as_json(), ensure_ascii=False))
+        else:
+            refused.print()
         sys.exit(1)
 
 

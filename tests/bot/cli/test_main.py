@@ -296,6 +296,9 @@ def test_cheap_commands_and_mistakes_are_answered_without_loading_the_models(
     refused = _run(["say", ""], env)
     assert refused.returncode == 1 and refused.stdout == ""
     assert refused.stderr.strip() == "Your message was empty. Type something to chat, or /help."
+    as_json = _run(["say", "--json", ""], env)
+    assert as_json.returncode == 1
+    assert json.loads(as_json.stdout)["problem"].startswith("Your message was empty.")
     assert "Say which frontends to run" in _run(["run"], tokenless).stderr
     assert "TELEGRAM_BOT_TOKEN" in _run(["run", "--telegram"], tokenless).stderr
 
