@@ -16,7 +16,6 @@ from collections.abc import Sequence
 from datetime import datetime
 
 import numpy as np
-from sklearn.cluster import AgglomerativeClustering
 
 from jobs.summarize.drafts import FactDraft, TopicDraft, Voices, WindowDrafts
 from jobs.summarize.labels import EverydayLabels
@@ -108,6 +107,8 @@ class ExtractiveSummarizer:
     def _cluster(self, vectors: np.ndarray) -> list[list[int]]:
         if len(vectors) == 1:
             return [[0]]
+        from sklearn.cluster import AgglomerativeClustering  # loaded at the first summary
+
         model = AgglomerativeClustering(
             n_clusters=None, metric="cosine", linkage="average",
             distance_threshold=self._distance,

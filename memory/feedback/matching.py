@@ -33,7 +33,6 @@ from difflib import SequenceMatcher
 from functools import lru_cache
 
 from rapidfuzz.distance import Levenshtein
-from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
 from memory.words import WORD_WITH_APOSTROPHE
 
@@ -161,6 +160,8 @@ def _answered(key_words: list[str], answer: str, earlier_replies: Sequence[str])
 
 def _wording(replies: Sequence[str]) -> set[str]:
     if not replies:
+        from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS  # the cold start only
+
         return set(ENGLISH_STOP_WORDS)
     held = Counter(word for reply in replies for word in set(words(reply)))
     # A subject asked about before is in a few replies (the answer, and the one after a

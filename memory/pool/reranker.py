@@ -18,11 +18,13 @@ import functools
 import io
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-from scipy import sparse
-from sklearn.feature_extraction.text import HashingVectorizer
-from sklearn.linear_model import LogisticRegression
+
+if TYPE_CHECKING:  # scikit-learn and SciPy load when a pool entry is first scored or trained on
+    from scipy import sparse
+    from sklearn.feature_extraction.text import HashingVectorizer
 
 WORD_FEATURES = 2**12
 # How much the kind counts against cosine; chosen on the development set of
@@ -33,12 +35,16 @@ REGULARIZATION = 16.0  # scikit-learn's C: larger trusts the pool's labels more
 
 @functools.cache
 def _hasher() -> HashingVectorizer:
+    from sklearn.feature_extraction.text import HashingVectorizer
+
     return HashingVectorizer(n_features=WORD_FEATURES, ngram_range=(1, 2), alternate_sign=False,
                              norm="l2")
 
 
 def features(vectors: np.ndarray, texts: Sequence[str]) -> sparse.csr_matrix:
     """An entry's embedding beside its hashed words and word pairs."""
+    from scipy import sparse
+
     words = _hasher().transform(list(texts))
     stacked: sparse.csr_matrix = sparse.hstack([sparse.csr_matrix(vectors), words],
                                                 format="csr")
@@ -91,6 +97,8 @@ def train(vectors: np.ndarray, texts: Sequence[str], labels: Sequence[str]) -> K
     """A kind model for these entries; None when they hold fewer than two kinds."""
     if len(set(labels)) < 2:
         return None
+    from sklearn.linear_model import LogisticRegression
+
     model = LogisticRegression(C=REGULARIZATION, max_iter=2000)
     model.fit(features(vectors, texts), list(labels))
     return KindModel(tuple(str(c) for c in model.classes_), model.coef_.astype(np.float32),
