@@ -20,6 +20,7 @@ from memory.feedback.matching import (
     frame_of,
     normalize_key,
     plausible_subject,
+    quotes_something,
     quotes_wording,
     shared_frame,
     words,
@@ -97,8 +98,6 @@ _DENIAL = regex.compile(r"\b(?:no|nope|nah|not|wrong|incorrect|नहीं|न�
 _CLAUSE = regex.compile(r"^([^,.;:!?\u2014\u2013\u0964]+)[,.;:!?\u2014\u2013\u0964]+\s*\S")
 MAX_OPENING_WORDS = 4
 DENIAL_WITHIN = 2
-# A quote may be the request's own words said back: 'If I say "another word for" ...'.
-_QUOTE_MARK = regex.compile(r"['\"\u2018\u2019\u201c\u201d\u00ab\u00bb]")
 
 
 class Signal(Enum):
@@ -198,7 +197,8 @@ class Corrections:
         """
         text = explicit if explicit is not None else round_.user_text
         signal = Signal.CERTAIN if explicit is not None else detect(text)
-        if signal is Signal.NONE and not _QUOTE_MARK.search(text):
+        # A quote may be the request's own words said back: 'If I say "another word for" ...'.
+        if signal is Signal.NONE and not quotes_something(text):
             return None  # most messages: no query, no model call
         previous = await self.previous_exchange(round_.user_id, round_.conversation_id, round_.id)
         if previous is None or previous.reply_text is None:  # nothing answered to correct

@@ -59,7 +59,9 @@ FILLER_PAIRS = frozenset({("ਕਿਰਪਾ", "ਕਰਕੇ"), ("por", "favor"),
 # The words a user set off as what a message is about: "What is like < quick > ?", "what does
 # 'serene' mean" (a quote opens after a space, so the apostrophe of "what's" opens none).
 _OPEN, _CLOSE = "'\"\u2018\u201c\u00ab", "'\"\u2019\u201d\u00bb"
-_MARKED = re.compile(rf"<\s*([^<>]+?)\s*>|(?:^|(?<=\s))[{_OPEN}]([^{_CLOSE}]+)[{_CLOSE}](?=\W|$)")
+_QUOTE_SPAN = rf"(?:^|(?<=\s))[{_OPEN}]([^{_CLOSE}]+)[{_CLOSE}](?=\W|$)"
+_SET_OFF_QUOTE = re.compile(_QUOTE_SPAN)
+_MARKED = re.compile(rf"<\s*([^<>]+?)\s*>|{_QUOTE_SPAN}")
 # Where a preamble ends: "One more: ...", "Quick question, ...".
 _CLAUSE_END = re.compile(r"[,:;\u2014\u2013]")
 _NOT_A_PHRASE = frozenset({"it", "that", "this", "no", "which", "what"})
@@ -109,10 +111,16 @@ def rule_phrase(feedback: str, key: str) -> str:
     # copied from the message, whatever its length.
     for candidate, most in [(c, MAX_RULE_WORDS) for c in stated] + [(c, None) for c in quoted]:
         phrase = normalize_key(candidate)
-        if (0 < len(phrase.split()) <= (most or len(phrase.split()))
+        length = len(phrase.split())
+        if (length > 0 and (most is None or length <= most)
                 and phrase not in _NOT_A_PHRASE and f" {phrase} " in key_text):
             return phrase
     return ""
+
+
+def quotes_something(text: str) -> bool:
+    """Whether `text` sets words off in quotes ("I'm", "don't" do not)."""
+    return bool(_SET_OFF_QUOTE.search(text))
 
 
 def quotes_wording(feedback: str, key: str, answer: str) -> bool:
@@ -121,9 +129,8 @@ def quotes_wording(feedback: str, key: str, answer: str) -> bool:
     worded, '"quick" in a sentence?' asks about its subject again."""
     key_words = _meaningful(key)
     subject = _marked(key, key_words) or _answered(key_words, answer, ())
-    for match in _QUOTED.finditer(feedback):
-        quoted = _meaningful(next(group for group in match.groups() if group))
-        found = _span_in(quoted, key_words)
+    for match in _SET_OFF_QUOTE.finditer(feedback):
+        found = _span_in(_meaningful(match[1]), key_words)
         if found and not found <= subject:
             return True
     return False
@@ -242,7 +249,8 @@ class _Alignment:
         return cls(same, changed, around, inserted_within)
 
 
-def _as_key_words(key: Sequence[str], message: Sequence[str]) -> tuple[str, ...]:
+@lru_cache(maxsize=WORDS_REMEMBERED)  # the gate and the wording lookup both ask
+def _as_key_words(key: tuple[str, ...], message: tuple[str, ...]) -> tuple[str, ...]:
     """The message with each word that is the same as a key word in another form or spelling
     written as that key word: "बताइए" for "बताओ" (tell, politely), "tells" for "tell", "what's"
     for "what", "ਦਸੋ" for "ਦੱਸੋ" (tell, typed without its doubling mark)."""
