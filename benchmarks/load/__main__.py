@@ -1,7 +1,9 @@
-"""Many people at once: 1,000 users on MariaDB and a chroma server, one and two bot processes.
+"""Many people at once: 1,000 users on MariaDB and a chroma server, what a message costs and
+how long it waits at a steady rate.
 
-    python -m benchmarks.load                    # 1,000 users x 20 messages, 1 and 2 processes
-    python -m benchmarks.load --users 50 --messages 10 --processes 2   # what CI runs
+    python -m benchmarks.load                    # 1,000 users x 20 messages, one process
+    python -m benchmarks.load --processes 1,2    # and again with two processes
+    python -m benchmarks.load --users 50 --messages 10 --processes 2 --steady-seconds 5  # CI
 
 How the load is made: every user has a marker word only they say (`kiwi0042`) and arrives with
 `--seed-rounds` earlier rounds (40: ten subjects of everyday life, imported as `companion
@@ -12,30 +14,45 @@ separate bot processes (`benchmarks.load.bot`) that share one MariaDB database a
 server; message n of user u goes to process (u + n) mod P, so one person's messages reach
 different processes. At most `--in-flight` messages are unanswered at any time (100); a user
 reads each reply for `--think-seconds` before the next message, and every tenth user sends two
-messages at once to two processes. The model (`benchmarks.load.model`, its own process) streams
-every reply over 200 ms and answers the memory jobs' prompts as a capable model would.
+messages at once to two processes. That phase keeps the processes saturated: its messages per
+second are the capacity, and the CPU each part used in it, per message, is what a message costs
+(upkeep included: every user's first window is summarized then).
+
+Then the steady phases (open loop): once the memory jobs are done, messages arrive at random
+(Poisson) at 25%, 50% and 75% of that capacity for `--steady-seconds` each, whatever is still
+unanswered, each the next message of the users in turn. Their latency is what people would see
+below saturation; at saturation it is queueing by construction.
+
+The model (`benchmarks.load.model`, its own process) streams every reply over 200 ms and
+answers the memory jobs' prompts as a capable model would.
 
 Settings are the product's defaults, with `llm.provider = "openai"` at the model server, the SQL
 URL and the chroma server. Memory overhead is a reply's whole time at the front desk minus the
 model's stream, as the model server timed it: the memory work, waiting for the user's turn and
-for the CPU. The single-user line is one user sending the same messages alone first.
+for the CPU. The single-user figure is one more user (with as many earlier rounds) sending 30
+messages alone, one after the other, between the saturated and the steady phases.
 
 The audit at the end: every message stored exactly once (`lost`, `duplicated`), no round left
 pending, every full window summarized by exactly one job, no prompt holding the marker words of
 two users (`leaked`, checked by the model server on every prompt), and no two turns of one user
 at once (`overlapped`). Weak spots: one machine with two cores runs the bot processes, MariaDB,
-chroma and the model server together, so processes compete for the same CPU; the messages are
-short and alike; nobody corrects, teaches or shares.
+chroma, the model server and the driver together, so they compete for the same CPU; the messages
+are short and alike; nobody corrects, teaches or shares; the steady phases run after upkeep, so
+no summary competes with their turns.
 
-The last line is `lost=<n> duplicated=<n> leaked=<n> p95_ms=<x>`: sums over the runs, and the
-highest memory overhead p95 under load.
+The last line is `lost=<n> duplicated=<n> leaked=<n> cpu_ms_per_message=<x>
+p95_ratio_at_half=<y>`: sums over the runs; the CPU of the bot processes, MariaDB and the chroma
+server per message at saturation, and the memory overhead p95 at half the capacity over the
+single user's p95, both of the first run.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import os
+import random
 import signal
 import socket
 import subprocess
@@ -44,6 +61,7 @@ import tempfile
 import time
 import urllib.request
 import uuid
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
@@ -66,6 +84,8 @@ MYSQL = {"host": "127.0.0.1", "port": 3306, "user": "root", "password": ""}
 # The sentences of the upkeep study's ten subjects: what the users say, earlier and now.
 SENTENCES = [s for r in read_set("upkeep_subjects").records for s in r.get("sentences", [])]
 WINDOW = 50  # memory.summarize_every, the default
+SOLO_MESSAGES = 30  # the single user's
+STEADY_SHARES = (0.25, 0.5, 0.75)  # of the capacity, in the steady phases
 
 
 @dataclass(frozen=True)
@@ -77,21 +97,51 @@ class Sent:
     shown: str  # what the person read
 
 
+SERVING = ("bot processes", "MariaDB", "chroma server")  # what a message costs, in CPU
+
+
+@dataclass
+class Steady:
+    """One steady phase: messages arriving at `rate` a second (`share` of the capacity)."""
+
+    share: float
+    rate: float
+    sent: list[Sent] = field(default_factory=list)
+    seconds: float = 0.0
+    overhead: list[float] = field(default_factory=list)
+    busy: float = 0.0
+
+
 @dataclass
 class Run:
     processes: int
-    sent: list[Sent] = field(default_factory=list)
+    sent: list[Sent] = field(default_factory=list)  # the saturated phase
     seconds: float = 0.0
     in_flight: float = 0.0  # the median number of messages unanswered
     solo_overhead: list[float] = field(default_factory=list)
     overhead: list[float] = field(default_factory=list)
     audit: dict[str, int] = field(default_factory=dict)
-    cpu: dict[str, float] = field(default_factory=dict)  # CPU seconds per part, loaded phase
-    busy: float = 0.0  # the share of the machine's cores in use, loaded phase
+    cpu: dict[str, float] = field(default_factory=dict)  # CPU seconds per part, saturated phase
+    busy: float = 0.0  # the share of the machine's cores in use, saturated phase
+    steady: list[Steady] = field(default_factory=list)
 
     @property
     def rate(self) -> float:
+        """The capacity: messages answered a second at saturation."""
         return len(self.sent) / self.seconds if self.seconds else 0.0
+
+    @property
+    def cpu_ms_per_message(self) -> float:
+        """CPU of the bot processes, MariaDB and the chroma server per message, saturated."""
+        used = sum(self.cpu.get(part, 0.0) for part in SERVING)
+        return used * 1000 / len(self.sent) if self.sent else float("nan")
+
+    def steady_p95_ratio(self, share: float) -> float:
+        """Memory overhead p95 at `share` of the capacity over the single user's p95."""
+        for phase in self.steady:
+            if phase.share == share:
+                return percentile(phase.overhead, 0.95) / percentile(self.solo_overhead, 0.95)
+        return float("nan")
 
 
 class CpuMeter:
@@ -222,7 +272,7 @@ def seed_exchanges(user: int, count: int) -> list[Exchange]:
 
 async def seed(settings: Settings, users: int, rounds_each: int) -> None:
     async with open_companion(settings) as companion:
-        for user in range(users + 1):  # the last one is the single user of the first phase
+        for user in range(users + 1):  # the last one is the single user
             await companion.ingest(user_id(user), seed_exchanges(user, rounds_each),
                                    run_jobs=False)
 
@@ -249,32 +299,59 @@ class Driver:
             await asyncio.sleep(self._think * together)  # never over the rate limit
 
     async def _send(self, session: aiohttp.ClientSession, user: int, number: int) -> None:
-        index = (user + number) % len(self._ports)
-        url = f"http://127.0.0.1:{self._ports[index]}/message"
-        said = {"user": user_id(user), "text": message(user, number)}
         async with self._slots:
             self._in_flight += 1
             self.in_flight_seen.append(self._in_flight)
             try:
-                async with session.post(url, json=said) as response:
-                    answer = await response.json()
+                self.sent.append(await post(session, self._ports, user, number))
             finally:
                 self._in_flight -= 1
-        self.sent.append(Sent(user, number, index, answer["ms"], "\n".join(answer["messages"])))
+
+
+async def post(session: aiohttp.ClientSession, ports: list[int], user: int, number: int
+               ) -> Sent:
+    """Message `number` of `user`, to process (user + number) mod P, answered."""
+    index = (user + number) % len(ports)
+    url = f"http://127.0.0.1:{ports[index]}/message"
+    said = {"user": user_id(user), "text": message(user, number)}
+    async with session.post(url, json=said) as response:
+        answer = await response.json()
+    return Sent(user, number, index, answer["ms"], "\n".join(answer["messages"]))
+
+
+def _session() -> aiohttp.ClientSession:
+    return aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=None),
+                                 connector=aiohttp.TCPConnector(limit=0))
 
 
 async def drive(ports: list[int], users: Sequence[int], messages: int, in_flight: int,
                 think_seconds: float) -> tuple[list[Sent], float, float]:
     """What was sent, in how many seconds, and the median number in flight."""
     driver = Driver(ports, in_flight, think_seconds)
-    timeout = aiohttp.ClientTimeout(total=None)
-    connector = aiohttp.TCPConnector(limit=0)
-    async with aiohttp.ClientSession(timeout=timeout, connector=connector) as session:
+    async with _session() as session:
         started = time.perf_counter()
         await asyncio.gather(*(driver.user(session, user, messages, pairs=user % 10 == 0)
                                for user in users))
         seconds = time.perf_counter() - started
     return driver.sent, seconds, float(percentile(driver.in_flight_seen, 0.5))
+
+
+async def drive_steady(ports: list[int], users: int, first_number: int, rate: float,
+                       seconds: float, rng: random.Random) -> tuple[list[Sent], float]:
+    """Messages arriving at random (Poisson) at `rate` a second for about `seconds`, however
+    many are unanswered (open loop): arrival k is message `first_number + k // users` of user
+    `k mod users`. What was sent, and in how many seconds until the last answer."""
+    count = max(1, round(rate * seconds))
+    arrivals = list(itertools.accumulate(rng.expovariate(rate) for _ in range(count)))
+    async with _session() as session:
+        started = time.perf_counter()
+        sending = []
+        for k, at in enumerate(arrivals):
+            await asyncio.sleep(max(0.0, started + at - time.perf_counter()))
+            sending.append(asyncio.create_task(
+                post(session, ports, k % users, first_number + k // users)))
+        sent = await asyncio.gather(*sending)
+        return list(sent), time.perf_counter() - started
 
 
 async def model_records(model_url: str, *, forget: bool = False) -> dict[str, Any]:
@@ -315,8 +392,9 @@ async def wait_for_jobs(settings: Settings, timeout: float = 900) -> int:
         await engine.dispose()
 
 
-async def audit(settings: Settings, users: int, messages: int, seed_rounds: int,
+async def audit(settings: Settings, users: int, seed_rounds: int, sent: Sequence[Sent],
                 records: dict[str, Any]) -> dict[str, int]:
+    """What the database and the model server say of the messages `sent` to `users` users."""
     engine = open_engine(settings.sql_url)
     try:
         async with engine.connect() as conn:
@@ -338,22 +416,23 @@ async def audit(settings: Settings, users: int, messages: int, seed_rounds: int,
     for row in stored:
         for user, number in _ids(row.user_text):
             counts[message_id(user, number)] = counts.get(message_id(user, number), 0) + 1
-    expected = {message_id(u, n) for u in range(users) for n in range(messages)}
+    expected = {message_id(one.user, one.number) for one in sent}
     done = [job for job in jobs if job.status == "done"]
     per_user: dict[str, int] = {}
     for job in done:
         per_user[job.user_id] = per_user.get(job.user_id, 0) + 1
-    windows = (seed_rounds + messages) // WINDOW
+    said = Counter(one.user for one in sent)
+    windows = {user_id(u): (seed_rounds + said[u]) // WINDOW for u in range(users)}
     return {
         "lost": len(expected - counts.keys()),
         "duplicated": sum(count - 1 for key, count in counts.items() if key in expected),
         "pending": sum(1 for row in stored if row.status == "pending"),
         "failed": sum(1 for row in stored if row.status == "failed"),
-        "windows_expected": windows * users,
-        "windows_summarized": sum(min(per_user.get(user_id(u), 0), windows)
-                                  for u in range(users)),
-        "windows_twice": sum(max(0, per_user.get(user_id(u), 0) - windows)
-                             for u in range(users)) + int(twice),
+        "windows_expected": sum(windows.values()),
+        "windows_summarized": sum(min(per_user.get(user, 0), count)
+                                  for user, count in windows.items()),
+        "windows_twice": sum(max(0, per_user.get(user, 0) - count)
+                             for user, count in windows.items()) + int(twice),
         "jobs_not_done": sum(1 for job in jobs if job.status != "done"),
         "leaked": len(records["leaked"]),
         "overlapped": len(records["overlapped"]),
@@ -377,19 +456,43 @@ async def run_once(processes: int, args: argparse.Namespace, vector_url: str,
                         f"http://127.0.0.1:{port}/ready", {**os.environ, **env})
                 for port in ports]
         with _all(bots) as children:
-            solo, _, _ = await drive(ports[:1], [args.users], args.messages, 1, 0.0)
             meter = CpuMeter({"bot processes": [child.pid for child in children], **others,
                               "this driver": [os.getpid()]})
             run.sent, run.seconds, run.in_flight = await drive(
                 ports, range(args.users), args.messages, args.in_flight, args.think_seconds)
             run.cpu, run.busy = meter.stop()
             left = await wait_for_jobs(settings)
+            # Alone on warm processes, as the steady phases find them.
+            solo, _, _ = await drive(ports[:1], [args.users], SOLO_MESSAGES, 1, 0.0)
+            left += await wait_for_jobs(settings)
+            await run_steady(run, ports, args)
         records = await model_records(model_url, forget=True)
         run.solo_overhead = overheads(solo, records["streams"])
         run.overhead = overheads(run.sent, records["streams"])
-        run.audit = await audit(settings, args.users, args.messages, args.seed_rounds, records)
-        run.audit["jobs_left"] = left
+        for phase in run.steady:
+            phase.overhead = overheads(phase.sent, records["streams"])
+        everything = run.sent + [one for phase in run.steady for one in phase.sent]
+        run.audit = await audit(settings, args.users, args.seed_rounds, everything, records)
+        run.audit["jobs_left"] = left + await wait_for_jobs(settings)
     return run
+
+
+async def run_steady(run: Run, ports: list[int], args: argparse.Namespace) -> None:
+    """The steady phases, at shares of the capacity the saturated phase measured."""
+    if args.steady_seconds <= 0:
+        return
+    rng = random.Random(7)
+    number = args.messages  # each user's next message
+    for share in STEADY_SHARES:
+        phase = Steady(share, share * run.rate)
+        print(f"  steady: {phase.rate:.1f} messages a second ({share:.0%} of capacity) ...",
+              flush=True)
+        meter = CpuMeter({})
+        phase.sent, phase.seconds = await drive_steady(
+            ports, args.users, number, phase.rate, args.steady_seconds, rng)
+        _, phase.busy = meter.stop()
+        number += -(-len(phase.sent) // args.users)
+        run.steady.append(phase)
 
 
 @contextmanager
@@ -418,37 +521,52 @@ def percentile(values: Sequence[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
 
 
-def shown_wrong(run: Run) -> int:
+def shown_wrong(sent: Sequence[Sent]) -> int:
     """Replies that are not the model's: an apology, a "slow down", a refusal."""
-    return sum(1 for s in run.sent if REPLY not in s.shown)
+    return sum(1 for s in sent if REPLY not in s.shown)
 
 
 def print_runs(runs: list[Run]) -> None:
-    print("\n" + table_head("processes", "messages", "in flight", "msg/s",
-                            "memory p50 / p95 / p99 ms", "single-user p95 ms",
-                            "reply p50 / p95 / p99 ms", "errors", align="rrrrrrrr"))
+    print("\nSaturated: at most --in-flight messages unanswered; msg/s is the capacity.")
+    print(table_head("processes", "messages", "in flight", "msg/s",
+                     "memory p50 / p95 / p99 ms", "single-user p95 ms",
+                     "reply p50 / p95 / p99 ms", "errors", align="rrrrrrrr"))
     for run in runs:
         replies = [s.ms for s in run.sent]
         print(table_row(run.processes, len(run.sent), f"{run.in_flight:.0f}", f"{run.rate:.1f}",
                         _three(run.overhead), f"{percentile(run.solo_overhead, 0.95):.1f}",
-                        _three(replies), shown_wrong(run)))
+                        _three(replies), shown_wrong(run.sent)))
+    print_steady(runs)
     print("\nAudit:")
     for run in runs:
         print(f"  {run.processes} process(es): "
               + " ".join(f"{key}={value}" for key, value in run.audit.items()))
-    print("\nWhere the CPU went while loaded (CPU ms per message; the machine has "
+    print("\nWhere the CPU went while saturated (CPU ms per message; the machine has "
           f"{os.cpu_count()} cores):")
     for run in runs:
         parts = ", ".join(f"{name} {seconds * 1000 / max(1, len(run.sent)):.1f}"
                           for name, seconds in run.cpu.items())
-        print(f"  {run.processes} process(es): {parts}; machine busy {run.busy:.0%}")
+        print(f"  {run.processes} process(es): {parts}; machine busy {run.busy:.0%}; "
+              f"serving a message (bot, MariaDB, chroma): {run.cpu_ms_per_message:.1f}")
     if len(runs) == 2 and runs[0].rate:
         print(f"\nTwo processes serve {runs[1].rate / runs[0].rate:.2f}x the messages per second "
               "of one.")
+
+
+def print_steady(runs: list[Run]) -> None:
+    if not any(run.steady for run in runs):
+        return
+    print("\nSteady: messages arriving at random at a share of the capacity (open loop).")
+    print(table_head("processes", "share", "msg/s asked", "messages", "memory p50 / p95 / p99 ms",
+                     "p95 / single user", "reply p50 / p95 / p99 ms", "machine busy", "errors",
+                     align="rrrrrrrrr"))
     for run in runs:
-        solo = percentile(run.solo_overhead, 0.95)
-        print(f"Memory overhead p95 under load with {run.processes} process(es): "
-              f"{percentile(run.overhead, 0.95) / solo:.1f}x the single user's.")
+        for phase in run.steady:
+            print(table_row(run.processes, f"{phase.share:.0%}", f"{phase.rate:.1f}",
+                            len(phase.sent), _three(phase.overhead),
+                            f"{run.steady_p95_ratio(phase.share):.1f}x",
+                            _three([s.ms for s in phase.sent]), f"{phase.busy:.0%}",
+                            shown_wrong(phase.sent)))
 
 
 def _three(values: Sequence[float]) -> str:
@@ -459,10 +577,12 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--users", type=int, default=1000)
     parser.add_argument("--messages", type=int, default=20)
-    parser.add_argument("--processes", default="1,2", help="runs, e.g. 1,2")
+    parser.add_argument("--processes", default="1", help="runs, e.g. 1,2")
     parser.add_argument("--in-flight", type=int, default=100)
     parser.add_argument("--think-seconds", type=float, default=3.0)
     parser.add_argument("--seed-rounds", type=int, default=40)
+    parser.add_argument("--steady-seconds", type=float, default=60.0,
+                        help="each steady phase (0: none)")
     parser.add_argument("--stream-ms", type=float, default=200.0)
     parser.add_argument("--vector-url", default="", help="a running chroma server")
     return parser.parse_args(argv)
@@ -489,9 +609,10 @@ def main() -> None:
     runs = asyncio.run(run_all(args))
     print_runs(runs)
     total = {key: sum(run.audit[key] for run in runs) for key in ("lost", "duplicated", "leaked")}
-    worst = max(percentile(run.overhead, 0.95) for run in runs)
+    first = runs[0]
     print(f"lost={total['lost']} duplicated={total['duplicated']} leaked={total['leaked']} "
-          f"p95_ms={worst:.1f}")
+          f"cpu_ms_per_message={first.cpu_ms_per_message:.1f} "
+          f"p95_ratio_at_half={first.steady_p95_ratio(0.5):.2f}")
 
 
 if __name__ == "__main__":

@@ -126,13 +126,14 @@ async def run(mode: str, server: ModelServer) -> dict[str, float]:
         settings = load_settings(None, data_dir=folder, memory={"summarizer": mode},
                                  llm={"provider": "openai", "base_url": server.base_url})
         async with open_companion(settings) as companion:
-            jobs_time = 0.0
+            jobs_time = jobs_cpu = 0.0
             chat = conversation()
             for start in range(0, ROUNDS, 50):  # as chatted: the jobs fire every 50 rounds
                 await companion.ingest(USER, chat[start:start + 50], run_jobs=False)
-                started = time.perf_counter()
+                started, cpu_started = time.perf_counter(), time.process_time()
                 await companion.worker.upkeep(USER)
                 jobs_time += time.perf_counter() - started
+                jobs_cpu += time.process_time() - cpu_started
             failed = len([j for j in await companion.worker.queue.jobs(user_id=USER)
                           if j.attempts > 1 or j.status != "done"])
             created = await _count(companion, topics, None)
@@ -142,7 +143,7 @@ async def run(mode: str, server: ModelServer) -> dict[str, float]:
     used = sum(tokens(m["content"]) for r in server.requests for m in r["messages"])
     kinds = Counter(kind_of(r["messages"][-1]["content"]) for r in server.requests)
     return {"calls": calls, "tokens": used, "created": created, "active": active,
-            "facts": fact_count, "seconds": jobs_time,
+            "facts": fact_count, "seconds": jobs_time, "cpu": jobs_cpu,
             **{f"calls: {k}": kinds[k] for k in KINDS}, "failed": failed}
 
 
@@ -164,18 +165,23 @@ def main() -> None:
     print(f"{ROUNDS} rounds, jobs every 50 rounds, merge at 5 descriptions\n")
     print(table_head("summarizer", "model calls / 100 rounds", "prompt tokens / 100 rounds",
                      "topic descriptions / 100 rounds", "active topics at the end",
-                     "facts / 100 rounds", "job time / 100 rounds"))
+                     "facts / 100 rounds", "job time / 100 rounds", "job CPU / window",
+                     "job CPU / message"))
     for mode, r in results.items():
         print(table_row(mode, f"{r['calls'] * per:.1f}", f"{r['tokens'] * per:,.0f}",
                         f"{r['created'] * per:.1f}", f"{r['active']:.0f}",
-                        f"{r['facts'] * per:.1f}", f"{r['seconds'] * per:.2f} s"))
+                        f"{r['facts'] * per:.1f}", f"{r['seconds'] * per:.2f} s",
+                        f"{r['cpu'] * 1000 / (ROUNDS / 50):.0f} ms",
+                        f"{r['cpu'] * 1000 / ROUNDS:.1f} ms"))
     print("\nModel calls by kind, per 100 rounds:\n")
     print(table_head("summarizer", *KINDS, "all", "jobs retried or not done"))
     for mode, r in results.items():
         print(table_row(mode, *(f"{r[f'calls: {k}'] * per:.1f}" for k in KINDS),
                         f"{r['calls'] * per:.1f}", f"{r['failed']:.0f}"))
     print("\nBoth runs judge beliefs with the model (any model but the bundled demo model "
-          "judges), one call per window's new beliefs.")
+          "judges), one call per window's new beliefs. Job CPU is this process's while the jobs "
+          "run (embeddings, SQL, the vector index; the scripted model server's own thread is "
+          "in it too).")
     print(f"upkeep_calls_per_100_rounds={results['llm']['calls'] * per:.1f}")
 
 
