@@ -4,6 +4,7 @@ embeddings match worst ("Taxi Driver", "Xiamen", "Miso")."""
 from __future__ import annotations
 
 import functools
+import hashlib
 from typing import Any
 
 import snowballstemmer
@@ -54,17 +55,34 @@ def searchable_user(user_id: str) -> bool:
     return WORD.search(user_id) is not None
 
 
-def boolean_query(terms: list[str]) -> str:
-    """MySQL's boolean mode: any of the words, each as its stem's prefix ("paintings" as
-    `paint*`), since InnoDB does not stem; a word its stem does not start ("happy", `happi*`)
-    is searched as well. InnoDB's index skips words under 3 letters."""
+def boolean_query(user_id: str, terms: list[str]) -> str:
+    """MySQL's boolean mode over `user_words`: any of the words, each as its stem's prefix
+    ("paintings" as `paint*`), since InnoDB does not stem; a word its stem does not start
+    ("happy", `happi*`) is searched as well. Words under 3 letters are left out."""
     stems = _english_stemmer().stemWords(terms)
-    words: list[str] = []
+    key = user_key(user_id)
+    found: list[str] = []
     for term, stem in zip(terms, stems, strict=True):
         for word in ([] if term.startswith(stem) else [term]) + [f"{stem}*"]:
-            if len(word.rstrip("*")) >= 3 and word not in words:
-                words.append(word)
-    return " ".join(words)
+            if len(word.rstrip("*")) >= 3 and word not in found:
+                found.append(word)
+    return " ".join(key + word for word in found)
+
+
+def user_words(user_id: str, text: str) -> str:
+    """What MySQL's FULLTEXT index holds of a fact: its words, each behind the user's key
+    ("u1f0e9a2bpainting"). InnoDB reads every posting of a word, whoever's it is, before a
+    query's `user_id` filter applies: over plain words a search cost grows with the number of
+    users (0.2 ms a word at 50 users, 2.6 ms at 1,000). Keyed words have only the user's
+    postings."""
+    key = user_key(user_id)
+    return " ".join(key + word for word in dict.fromkeys(words(text)))
+
+
+def user_key(user_id: str) -> str:
+    """A short word of letters and digits for the user (a hash: ids may hold any character);
+    two users sharing one only share postings, never rows (queries filter on `user_id`)."""
+    return "u" + hashlib.sha256(user_id.encode()).hexdigest()[:8]
 
 
 def _quoted(text: str) -> str:

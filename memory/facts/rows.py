@@ -13,6 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from memory.beliefs.belief import belief_columns
 from memory.facts.search import facts_by_words
+from memory.lexical import user_words
 from memory.protocols import Vector
 from memory.sql.engine import as_utc, utcnow
 from memory.sql.retracted import ACTIVE, retract_row
@@ -290,6 +291,7 @@ def fact_row(fact: Fact, *, source_job_id: int | None = None) -> dict[str, Any]:
         "id": fact.id,
         "user_id": fact.user_id,
         "text": fact.text,
+        "words": user_words(fact.user_id, fact.text),
         "speaker": fact.speaker.value,
         "said_at": fact.said_at.replace(tzinfo=None),
         "round_ids": " ".join(str(i) for i in fact.round_ids[:MAX_ROUND_IDS]),

@@ -1,5 +1,7 @@
 """Search facts by words, in the lexical index that grows with the rows on each backend: SQLite's
-FTS5 table and MySQL's InnoDB FULLTEXT index.
+FTS5 table (the user id indexed beside the text) and MySQL's InnoDB FULLTEXT index (over each
+fact's words behind the user's key, `memory.lexical.user_words`): either way a search reads
+the user's postings only.
 
 One statement per search, the same on both backends: for each word, the user's facts that hold
 it, from the index, at most `MAX_MATCHES` + 1 of them; a word with more is a common word for
@@ -55,7 +57,7 @@ async def facts_by_words(
             return []
         matches = [fts5_match(user_id, [term]) for term in terms]
     else:
-        matches = [query for query in map(boolean_query, ([t] for t in terms)) if query]
+        matches = [query for term in terms if (query := boolean_query(user_id, [term]))]
     if not matches:
         return []
     params: dict[str, str | int] = {f"match{i}": m for i, m in enumerate(matches)}
@@ -101,6 +103,6 @@ def _holding(dialect: str, term: int, taught: bool) -> Select[Any]:
         index = table(_FTS[taught], column("rowid"))
         return select(index.c.rowid.label("seq")).where(
             literal_column(_FTS[taught]).op("MATCH")(words))
-    found: ColumnElement[Any] = match(facts.c.text, against=words)
+    found: ColumnElement[Any] = match(facts.c.words, against=words)
     where = (facts.c.user_id == bindparam("user_id")) & (found.in_boolean_mode() > 0)
     return select(facts.c.seq).where(where & (facts.c.origin == "taught") if taught else where)

@@ -185,6 +185,9 @@ facts = Table(
     # insert), searched in SQL until its window is summarized; NULL for every other fact, whose
     # vector is in the vector index (migration 12).
     Column("vector", Text, nullable=True),
+    # What MySQL's FULLTEXT index searches: the words, each behind the user's key
+    # (`memory.lexical.user_words`; migration 15). SQLite's FTS5 index reads `text`.
+    Column("words", FactText, nullable=True),
     Index("ix_facts_user_status_said", "user_id", "status", "said_at"),
     Index("ix_facts_user_checked", "user_id", "checked"),
     Index("ix_facts_user_subject", "user_id", "subject"),
@@ -195,7 +198,7 @@ facts = Table(
 # MySQL's FULLTEXT matching follows the column's collation: a binary one would make it
 # case-sensitive. SQLite's FTS5 table is created by the migration itself.
 # SQLAlchemy takes a tuple of dialect names here, though its annotation names one.
-Index("ft_facts_text", facts.c.text, mysql_prefix="FULLTEXT").ddl_if(
+Index("ft_facts_words", facts.c.words, mysql_prefix="FULLTEXT").ddl_if(
     dialect=("mysql", "mariadb"))  # type: ignore[arg-type]
 
 # Corrections (MemPrompt's memory M), added by migration 2. A newer correction of the same

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from memory.lexical import boolean_query, fts5_match, query_terms
+from memory.lexical import boolean_query, fts5_match, query_terms, user_key, user_words
 
 
 def test_search_words_are_names_and_rare_words_not_function_words() -> None:
@@ -19,6 +19,10 @@ def test_no_word_or_user_id_can_act_as_an_operator() -> None:
         "cats", "near", "dogs", "birds", "fish"]
 
 
-def test_mysql_searches_words_and_their_stems() -> None:
-    assert boolean_query(["paintings", "xiamen", "happy", "tv"]) == (
-        "paint* xiamen* happy happi*")
+def test_mysql_searches_words_and_their_stems_behind_the_users_key() -> None:
+    key = user_key("ana")
+    assert boolean_query("ana", ["paintings", "xiamen", "happy", "tv"]) == (
+        f"{key}paint* {key}xiamen* {key}happy {key}happi*")
+    assert user_words("ana", "Painting in Xiamen, painting!") == (
+        f"{key}painting {key}in {key}xiamen")
+    assert user_key("bob") != key and user_key("ana") == key
