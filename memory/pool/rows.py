@@ -10,10 +10,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy.dialects import mysql, sqlite
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from memory.sql.engine import as_utc, utcnow
+from memory.sql.failures import again_after_deadlock
 from memory.sql.tables import pool_entries, pool_optins, reply_messages
 from memory.types import PoolEntry, PoolStatus
 
@@ -138,15 +140,15 @@ class SQLPoolRows:
             if on:
                 await conn.execute(insert(pool_optins).values(user_id=user_id, since=utcnow()))
 
+    @again_after_deadlock
     async def remember_reply(self, keys: Sequence[str], user_id: str, round_id: int) -> None:
-        """The platform messages that showed a reply, so a reaction to one finds its round."""
+        """The platform messages that showed a reply, so a reaction to one finds its round (a
+        key stored before now names this round)."""
         rows = [{"message_key": k, "user_id": user_id, "round_id": round_id,
                  "created_at": utcnow()} for k in keys]
         if rows:
             async with self._engine.begin() as conn:
-                await conn.execute(delete(reply_messages)
-                                   .where(reply_messages.c.message_key.in_(keys)))
-                await conn.execute(insert(reply_messages), rows)
+                await conn.execute(_upsert(conn), rows)
 
     async def round_of_reply(self, key: str, user_id: str) -> int | None:
         """The round a message showed, when it was a reply to `user_id` (reactions to another
@@ -179,3 +181,17 @@ def _entry(row: Any) -> PoolEntry:
         votes=int(row["votes"]), user_id=row["user_id"], round_id=row["round_id"],
         created_at=as_utc(row["created_at"]),
     )
+
+
+def _upsert(conn: AsyncConnection) -> Any:
+    """Insert reply messages, or point the stored ones at the new round, in one statement:
+    MariaDB's gap locks deadlock two replies that first delete keys not stored yet."""
+    new_values = ("user_id", "round_id", "created_at")
+    if conn.dialect.name == "sqlite":
+        added = sqlite.insert(reply_messages)
+        return added.on_conflict_do_update(
+            index_elements=[reply_messages.c.message_key],
+            set_={name: added.excluded[name] for name in new_values})
+    added_mysql = mysql.insert(reply_messages)
+    return added_mysql.on_duplicate_key_update(
+        {name: added_mysql.inserted[name] for name in new_values})
