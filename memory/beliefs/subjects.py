@@ -13,6 +13,7 @@ read names its subject by them.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 
 import numpy as np
@@ -123,6 +124,7 @@ class Subjects:
         self._floor = floor
         self._names: list[str] = []
         self._vectors: np.ndarray | None = None
+        self._loading = asyncio.Lock()
 
     async def of(self, texts: Sequence[str], vectors: Sequence[Vector] | None = None
                  ) -> list[str | None]:
@@ -160,11 +162,15 @@ class Subjects:
         return found
 
     async def load(self) -> Subjects:
-        """Embed the subjects' sentences (once); returns self."""
+        """Embed the subjects' sentences (once); returns self. The turns that find them not
+        loaded yet wait for one load: a bot that starts under load once sent each turn's own
+        copy of the ~100 sentences to the embedder, seconds of work ahead of every message."""
         if self._vectors is None:
-            pairs = [(name, text) for name, texts in SINGLE for text in texts]
-            pairs += [(f"~{name}", text) for name, texts in MANY for text in texts]
-            vectors = await self._embedder.embed([text for _, text in pairs])
-            self._names = [name for name, _ in pairs]
-            self._vectors = np.asarray(vectors, dtype=np.float32)
+            async with self._loading:
+                if self._vectors is None:
+                    pairs = [(name, text) for name, texts in SINGLE for text in texts]
+                    pairs += [(f"~{name}", text) for name, texts in MANY for text in texts]
+                    vectors = await self._embedder.embed([text for _, text in pairs])
+                    self._names = [name for name, _ in pairs]
+                    self._vectors = np.asarray(vectors, dtype=np.float32)
         return self

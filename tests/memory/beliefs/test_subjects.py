@@ -4,11 +4,15 @@ none."""
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Sequence
+
 import pytest
 
 from memory.beliefs.subjects import Subjects
 from memory.embeddings.onnx_minilm import OnnxMiniLM
 from memory.embeddings.packaged import minilm_model_file, minilm_tokenizer_file
+from memory.protocols import Vector
 
 
 @pytest.fixture(scope="module")
@@ -49,3 +53,30 @@ async def test_a_question_finds_the_subject_it_asks_about(embedder: OnnxMiniLM) 
     subjects = await Subjects(embedder).load()
     [vector] = await embedder.embed(["Which city am I in these days?"])
     assert subjects.nearest(vector) == "home"
+
+
+class CountingEmbedder:
+    """The packaged embedder, counting the texts it is asked for."""
+
+    def __init__(self, model: OnnxMiniLM) -> None:
+        self._model = model
+        self.name = model.name
+        self.texts = 0
+
+    async def embed(self, texts: Sequence[str]) -> list[Vector]:
+        self.texts += len(texts)
+        await asyncio.sleep(0)  # others come in while it works, as under load
+        return await self._model.embed(texts)
+
+    def readable(self, text: str) -> float:
+        return self._model.readable(text)
+
+
+async def test_turns_that_start_together_load_the_subjects_once(embedder: OnnxMiniLM) -> None:
+    counting = CountingEmbedder(embedder)
+    subjects = Subjects(counting)  # type: ignore[arg-type]
+    await asyncio.gather(*(subjects.load() for _ in range(20)))
+    once = counting.texts
+    assert 50 < once < 200  # the subjects' sentences, once, not twenty times
+    assert subjects.closest((await embedder.embed(["where do I live now?"]))[0], 1, 0.2) == [
+        "home"]
