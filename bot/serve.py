@@ -10,6 +10,7 @@ from typing import Protocol
 
 from bot.app import Companion, open_companion
 from bot.frontends.desk import FrontDesk
+from bot.heap import settle
 from bot.settings import Settings
 from bot.tokens import Tokens
 
@@ -49,6 +50,7 @@ async def serve(settings: Settings, tokens: Tokens) -> None:
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, stop.set)
     async with open_companion(settings, sweep=True) as companion:
+        settle()
         desk = companion.desk
         frontends = build_frontends(companion, desk, tokens)
         started: list[Frontend] = []

@@ -14,6 +14,7 @@ import argparse
 import asyncio
 import signal
 import time
+import uuid
 from collections.abc import Sequence
 from typing import Any
 
@@ -22,6 +23,7 @@ from aiohttp import web
 from bot.app import open_companion
 from bot.commands.replies import Attachment
 from bot.core.inbound import Incoming
+from bot.heap import settle
 from bot.settings import load_settings
 
 
@@ -33,6 +35,7 @@ class RecordingSurface:
 
     def __init__(self) -> None:
         self.messages: list[str] = []
+        self._chat = uuid.uuid4().hex  # a platform's message keys are its own, never shared
 
     async def send(self, text: str) -> int:
         self.messages.append(text)
@@ -61,7 +64,7 @@ class RecordingSurface:
         return None
 
     def message_key(self, handle: Any) -> str:
-        return f"load:{handle}"
+        return f"load:{self._chat}:{handle}"
 
 
 async def serve(port: int) -> None:
@@ -70,6 +73,7 @@ async def serve(port: int) -> None:
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, stop.set)
     async with open_companion(load_settings(), sweep=True) as companion:
+        settle()  # as `companion run` does
         desk = companion.desk
 
         async def message(request: web.Request) -> web.Response:
