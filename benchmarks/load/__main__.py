@@ -124,6 +124,7 @@ class Run:
     cpu: dict[str, float] = field(default_factory=dict)  # CPU seconds per part, saturated phase
     busy: float = 0.0  # the share of the machine's cores in use, saturated phase
     steady: list[Steady] = field(default_factory=list)
+    peak_mb: float = 0.0  # the most resident memory a bot process held
 
     @property
     def rate(self) -> float:
@@ -172,6 +173,14 @@ def _cpu_seconds(pid: int) -> float:
     except OSError:
         return 0.0
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
+
+
+def peak_resident_mb(pid: int) -> float:
+    """The most resident memory the process held so far (VmHWM), from /proc (Linux)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
 
 
 def mariadb_pids() -> list[int]:
@@ -466,6 +475,7 @@ async def run_once(processes: int, args: argparse.Namespace, vector_url: str,
             solo, _, _ = await drive(ports[:1], [args.users], SOLO_MESSAGES, 1, 0.0)
             left += await wait_for_jobs(settings)
             await run_steady(run, ports, args)
+            run.peak_mb = max(peak_resident_mb(child.pid) for child in children)
         records = await model_records(model_url, forget=True)
         run.solo_overhead = overheads(solo, records["streams"])
         run.overhead = overheads(run.sent, records["streams"])
@@ -548,6 +558,9 @@ def print_runs(runs: list[Run]) -> None:
                           for name, seconds in run.cpu.items())
         print(f"  {run.processes} process(es): {parts}; machine busy {run.busy:.0%}; "
               f"serving a message (bot, MariaDB, chroma): {run.cpu_ms_per_message:.1f}")
+    for run in runs:
+        print(f"  {run.processes} process(es): a bot process held at most {run.peak_mb:.0f} MB "
+              "of resident memory")
     if len(runs) == 2 and runs[0].rate:
         print(f"\nTwo processes serve {runs[1].rate / runs[0].rate:.2f}x the messages per second "
               "of one.")
