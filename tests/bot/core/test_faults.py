@@ -127,12 +127,13 @@ async def test_a_model_failing_mid_stream_fails_one_reply_while_others_are_answe
         llm.enqueue(Reply("Let me think about your garden and", delay=0.05, fail_after=3),
                     Reply("Good morning to you too!", delay=0.05))
 
-        async def ben_a_moment_later() -> tuple[str, object]:
-            await asyncio.sleep(0.02)
+        async def ben_while_anas_reply_streams() -> tuple[str, object]:
+            while not llm.chat_requests:  # Ana's reply has the first scripted answer
+                await asyncio.sleep(0.01)
             return await say(companion, "Good morning!", "ben")
 
         (ana_said, ana_done), (ben_said, ben_done) = await asyncio.gather(
-            say(companion, "What should I plant in May?", "ana"), ben_a_moment_later())
+            say(companion, "What should I plant in May?", "ana"), ben_while_anas_reply_streams())
         assert ana_said.startswith("Let me think") and ana_done is None
         assert ana_said.endswith("Your message is saved; please try again.")
         assert "Traceback" not in ana_said
