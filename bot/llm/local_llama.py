@@ -21,8 +21,9 @@ _DONE = object()
 # The bundled demo model (SmolLM2-135M) replies in at most this many tokens, about three short
 # sentences, cut at a whole sentence (benchmarks/demo_probe).
 DEMO_MAX_TOKENS = 80
-# The labels a small model writes when it goes on to write the next turn of a chat itself.
-TURN_LABELS = ("User", "Host", "You", "Assistant", "Me")
+# The labels a small model writes when it goes on to write the next turn of a chat itself, or
+# opens its reply with, as in a transcript ("A: Hi, I'm Ana.", "System: ...").
+TURN_LABELS = ("User", "Host", "You", "Assistant", "Me", "A", "Q", "System")
 # Where a sentence ends: ".", "!", "?" or "…" (and a closing quote or bracket) before a space.
 _SENTENCE_END = re.compile(r"[.!?…]+[\"'\u201d\u2019)\]]*(?=\s)")
 
@@ -41,10 +42,12 @@ class LocalLlama:
         stop: Sequence[str] = (),
         repeat_penalty: float = 1.15,
         whole_sentences: bool = False,
+        labels: Iterable[str] = (),
     ) -> None:
         """`stop`: texts that end the reply where they would start (not shown). `whole_sentences`:
         a reply the token limit cuts ends after its last whole sentence instead of with
-        `CUT_SHORT` (which it still gets when it has no whole sentence)."""
+        `CUT_SHORT` (which it still gets when it has no whole sentence). `labels`: speaker
+        labels taken off the reply's start ("A:", "Mia:"); with `whole_sentences` only."""
         self._model_file = model_file
         self._context_tokens = context_tokens
         self._threads = threads or None
@@ -54,6 +57,7 @@ class LocalLlama:
         self._stop = list(stop)
         self._repeat_penalty = repeat_penalty
         self._whole_sentences = whole_sentences
+        self._opening_label = label_pattern(labels)
         self._llama: Any = None
         self._lock = asyncio.Lock()
         self.name = model_file.stem
@@ -130,7 +134,10 @@ class LocalLlama:
         )
         with closing(chunks):
             deltas = _deltas(chunks)
-            yield from whole_sentences(deltas) if self._whole_sentences else _marked(deltas)
+            if not self._whole_sentences:
+                yield from _marked(deltas)
+                return
+            yield from without_opening_label(whole_sentences(deltas), self._opening_label)
 
     async def aclose(self) -> None:
         async with self._lock:
@@ -142,9 +149,31 @@ class LocalLlama:
 def turn_stops(speakers: Iterable[str] = ()) -> list[str]:
     """Stop sequences for the start of another speaker's line ("\nUser:", "\nMia:", in three
     casings) and of a new chat message."""
+    return ["<|im_start|>", *sorted(f"\n{form}:" for form in turn_labels(speakers))]
+
+
+def turn_labels(speakers: Iterable[str] = ()) -> set[str]:
+    """The speaker labels, in three casings, with the names of the chat's speakers."""
     labels = {*TURN_LABELS, *speakers}
-    forms = {form for label in labels for form in (label, label.lower(), label.capitalize())}
-    return ["<|im_start|>", *sorted(f"\n{form}:" for form in forms)]
+    return {form for label in labels for form in (label, label.lower(), label.capitalize())}
+
+
+def label_pattern(labels: Iterable[str]) -> re.Pattern[str] | None:
+    names = sorted(labels, key=len, reverse=True)
+    if not names:
+        return None
+    return re.compile(rf"^\s*(?:{'|'.join(map(re.escape, names))})\s*:\s*")
+
+
+def without_opening_label(pieces: Iterable[str], label: re.Pattern[str] | None) -> Iterator[str]:
+    """The pieces, the first without a speaker label it opens with ("A: Hi!" is "Hi!")."""
+    first = True
+    for piece in pieces:
+        if first and label is not None and piece.strip():
+            piece = label.sub("", piece, count=1)
+            first = False
+        if piece:
+            yield piece
 
 
 Piece = tuple[str, bool]  # a piece of text, and whether the token limit ended the reply there

@@ -16,7 +16,14 @@ from bot.app import build_chat_model, open_companion
 from bot.commands.replies import LEFT_OUT
 from bot.core.demo_prompt import build_demo_messages
 from bot.errors import ModelUnavailable
-from bot.llm.local_llama import DEMO_MAX_TOKENS, LocalLlama, whole_sentences
+from bot.llm.local_llama import (
+    DEMO_MAX_TOKENS,
+    LocalLlama,
+    label_pattern,
+    turn_labels,
+    whole_sentences,
+    without_opening_label,
+)
 from bot.settings import LLMSettings
 from memory.embeddings.packaged import smollm2_model_file
 from memory.protocols import CUT_SHORT
@@ -99,7 +106,7 @@ TRANSCRIPT = (
     _said(2, "I swim every morning.",
           "Wonderful.\nHost: And you?\nMia: I like reading.\nHost: Cool."),
 )
-SPEAKER_LINE = re.compile(r"^\W*(host|user|you|assistant|mia|ana)\W*:",
+SPEAKER_LINE = re.compile(r"^\W*(host|user|you|assistant|mia|ana|a|q|system)\W*:",
                           re.IGNORECASE | re.MULTILINE)
 
 
@@ -124,6 +131,17 @@ async def test_a_long_demo_reply_ends_with_a_whole_sentence() -> None:
     assert reply.rstrip().endswith((".", "!", "?", '"', "\u201d", "\u2019", ")"))
     assert not reply.endswith(CUT_SHORT)  # a long story runs past the limit: cut, in whole
     assert len(reply.split()) <= DEMO_MAX_TOKENS
+
+
+def test_a_demo_reply_that_opens_like_a_transcript_line_loses_the_label() -> None:
+    label = label_pattern(turn_labels(["Mia"]))
+    assert "".join(without_opening_label(["A: Hi, I'm Mia.", " How are you?"], label)) == (
+        "Hi, I'm Mia. How are you?")
+    assert "".join(without_opening_label(["System: Be kind."], label)) == "Be kind."
+    assert "".join(without_opening_label(["mia: Hello!"], label)) == "Hello!"
+    # Only a label that opens the reply, and only once: words with a colon stay.
+    assert "".join(without_opening_label(["Note: A: yes."], label)) == "Note: A: yes."
+    assert "".join(without_opening_label(["Hi.", " A: no."], label)) == "Hi. A: no."
 
 
 def test_a_reply_cut_by_the_token_limit_keeps_its_whole_sentences() -> None:
