@@ -35,6 +35,9 @@ class ChatSettings(_Section):
     latest_topics: int = Field(5, ge=0, le=50)
     max_message_chars: int = Field(4000, ge=1, le=100_000)
     user_name: str = "host"
+    # Under a reply to a question about the person, the memory that answers it (quoted, dated,
+    # with its /why number): "demo" with the bundled demo model only, "on" always, "off" never.
+    show_memory: Literal["demo", "on", "off"] = "demo"
 
 
 class LLMSettings(_Section):

@@ -82,9 +82,20 @@ def carries_information(sentence: str) -> bool:
     said = core(sentence)
     if not said or sentence.rstrip().endswith("?") or len(sentence) > MAX_FACT_CHARS:
         return False
-    if _REACTION.match(said) or len(said.split()) < MIN_WORDS:
+    if _REACTION.match(said):
+        return False
+    if _names_something_of_the_speaker(said):
+        return True
+    if len(said.split()) < MIN_WORDS:
         return False
     return len(content_words(said)) >= MIN_CONTENT_WORDS
+
+
+def _names_something_of_the_speaker(said: str) -> bool:
+    """A short first-person sentence that names someone or somewhere ("I'm Ana.", "We're in
+    Porto"): one name says enough."""
+    return bool(_FIRST_PERSON.search(said) and _PROPER_NOUN.search(said)
+                and content_words(said))
 
 
 def self_statements(text: str) -> list[str]:

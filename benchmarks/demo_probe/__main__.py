@@ -1,10 +1,25 @@
-"""Does the bundled demo model (SmolLM2-135M) use what was just said, and keep it short?
+"""Does the bundled demo model (SmolLM2-135M) use what was just said, keep it short, and does
+the person see their memory working?
 
-    python -m benchmarks.demo_probe            # the product's default settings
-    python -m benchmarks.demo_probe --before   # the demo model as it was before it was tamed
+    python -m benchmarks.demo_probe                      # every set, default settings
+    python -m benchmarks.demo_probe --sets development   # the set the memory note was tuned on
+    python -m benchmarks.demo_probe --before             # the two-turn probes, the old demo model
 
-Each of the 30 probes is two turns of a new user: a message that says one thing ("I'm Ana.")
-and a question about it ("What's my name?"). Both go through the real product path: a
+Two kinds of probe.
+
+**Chats** (`--sets development,independent`): 15 messages of one new user (a fresh companion
+each, default settings: the demo model, the memory note under replies), four facts at messages
+1-4, small talk and general questions at 5-11, a question about each fact at 12-15, eleven
+rounds later. For each question: does what the person reads hold the right fact (the reply or
+the memory shown under it, `shown_right`), and does the reply alone (`reply_right`); for each
+general question (not about the person), was a memory shown (`shown_for_general`, target at
+most 0.05). The development set is the one the memory note (bot/core/memory_note.py) was tuned
+on; the independent one was written by someone who had read neither the code nor that set,
+and is the headline. The last line is the last chat set's: `shown_right=<x> reply_right=<y>`.
+
+**Two-turn probes** (`--sets pairs`): each of the 30 probes is two turns of a new user: a
+message that says one thing ("I'm Ana.") and a question about it ("What's my name?"). Both go
+through the real product path: a
 companion opened with `bot.app.open_companion` on a fresh temporary data folder with default
 settings (the demo model, llama.cpp in-process), messages sent with `Dialogue.respond` as
 `companion say` does. A fresh companion per probe, like a fresh `companion say` per message
@@ -15,14 +30,17 @@ Measured: the share of second replies that contain the remembered word (case-ins
 a whole word; a plural or "-ing" form where the probe allows it), the median reply length in
 words (both turns), the median seconds per reply, and the share of replies with a line that
 starts with a speaker label ("Host:", "User:", "Mia:"...), i.e. the model writing the next turn
-itself. The last line is `remembered=0.xx median_words=N`.
+itself, printed as `remembered=0.xx median_words=N`.
 
-`--before` answers with the demo model as it was: the paper's full prompt (`build_messages`,
-Recency as a text block) and the old sampling (`llm.max_tokens` tokens, repeat penalty 1.15, no
-stop sequences, no cut at a whole sentence); a chat model handed to `open_companion` always
-gets the paper's prompt.
+`--before` answers the two-turn probes with the demo model as it was: the paper's full prompt
+(`build_messages`, Recency as a text block) and the old sampling (`llm.max_tokens` tokens,
+repeat penalty 1.15, no stop sequences, no cut at a whole sentence); a chat model handed to
+`open_companion` always gets the paper's prompt.
 
-The data: the 30 probes (benchmarks/data/demo_probes.jsonl) were written by hand for this benchmark,
+The data: the chats' sets say how they were made in their headers
+(benchmarks/data/demo_conversations_*.jsonl); they are English, one writer each, the facts
+said plainly and asked back in the same session. The 30 two-turn probes
+(benchmarks/data/demo_probes.jsonl) were written by hand for this benchmark,
 before any tuning, with everyday facts (names, pets, places, hobbies, jobs, food, family) and varied
 wording. They are also the only data the prompt and sampling were compared on: there is no held-out
 half, so the "after" number is optimistic. Weaknesses: the question comes right after the fact (a
@@ -48,6 +66,7 @@ from benchmarks.support import read_set, table_head, table_row
 from bot.app import open_companion
 from bot.core.dialogue import Delta, Dialogue, Failed, Finished, Refused
 from bot.core.inbound import Incoming
+from bot.core.memory_note import NOTE_OPENING
 from bot.llm.local_llama import LocalLlama
 from bot.settings import Settings, load_settings
 from memory.embeddings.packaged import smollm2_model_file
@@ -134,7 +153,74 @@ def table(results: list[Result], label: str) -> str:
     ])
 
 
-async def main(before: bool, limit: int, verbose: bool) -> None:
+@dataclass(frozen=True, slots=True)
+class Heard:
+    """One message of a chat probe and what the person read back."""
+
+    kind: str  # fact, question, general, chat
+    text: str
+    answer: tuple[str, ...]
+    read: Reply
+
+    @property
+    def reply(self) -> str:
+        """The model's words, without the memory shown under them."""
+        return self.read.text.split(NOTE_OPENING, 1)[0]
+
+    @property
+    def shown(self) -> bool:
+        return NOTE_OPENING in self.read.text
+
+    def holds_answer(self, text: str) -> bool:
+        return any(re.search(rf"(?<!\w){re.escape(word)}(?!\w)", text, re.IGNORECASE)
+                   for word in self.answer)
+
+
+async def run_chat(record: dict[str, object], folder: Path) -> list[Heard]:
+    settings = load_settings(None, data_dir=str(folder))
+    heard = []
+    async with open_companion(settings) as companion:
+        for message in record["messages"]:  # type: ignore[attr-defined]
+            read = await say(companion.dialogue, "probe", message["text"])
+            heard.append(Heard(message["kind"], message["text"],
+                               tuple(message.get("answer", ())), read))
+    return heard
+
+
+def chat_row(label: str, heard: list[Heard]) -> tuple[str, float, float]:
+    questions = [h for h in heard if h.kind == "question"]
+    general = [h for h in heard if h.kind == "general"]
+    shown_right = sum(h.holds_answer(h.read.text) for h in questions) / len(questions)
+    reply_right = sum(h.holds_answer(h.reply) for h in questions) / len(questions)
+    shown_general = sum(h.shown for h in general) / len(general)
+    seconds = statistics.median(h.read.seconds for h in heard)
+    row = table_row(label, len(questions), f"{shown_right:.2f}", f"{reply_right:.2f}",
+                    len(general), f"{shown_general:.2f}", f"{seconds:.1f}")
+    return row, shown_right, reply_right
+
+
+async def chats(sets: list[str], verbose: bool) -> tuple[float, float]:
+    print(table_head("set", "questions", "shown_right", "reply_right", "general",
+                     "shown_for_general", "p50 s/reply"), flush=True)
+    shown_right = reply_right = 0.0
+    for name in sets:
+        heard: list[Heard] = []
+        with tempfile.TemporaryDirectory(prefix="demo-chat-") as folder:
+            for number, record in enumerate(read_set(f"demo_conversations_{name}").records):
+                chat = await run_chat(record, Path(folder) / f"c{number}")
+                heard += chat
+                if verbose:
+                    for h in chat:
+                        if h.kind in ("question", "general"):
+                            mark = "ok" if h.holds_answer(h.read.text) else "--"
+                            print(f"  [{h.kind[:4]} {mark}] {h.text} -> {h.read.text!r}",
+                                  flush=True)
+        row, shown_right, reply_right = chat_row(name, heard)
+        print(row, flush=True)
+    return shown_right, reply_right
+
+
+async def pairs(before: bool, limit: int, verbose: bool) -> None:
     results = []
     with tempfile.TemporaryDirectory(prefix="demo-probe-") as folder:
         for number, probe in enumerate(PROBES[:limit]):
@@ -148,14 +234,26 @@ async def main(before: bool, limit: int, verbose: bool) -> None:
     remembered = sum(r.remembered for r in results) / len(results)
     words = statistics.median(r.words for result in results for r in (result.first,
                                                                         result.second))
-    print(f"remembered={remembered:.2f} median_words={words:g}")
+    print(f"remembered={remembered:.2f} median_words={words:g}\n", flush=True)
+
+
+async def main(sets: list[str], before: bool, limit: int, verbose: bool) -> None:
+    if "pairs" in sets or before:
+        await pairs(before, limit, verbose)
+    chat_sets = [name for name in sets if name != "pairs"]
+    if chat_sets and not before:
+        shown_right, reply_right = await chats(chat_sets, verbose)
+        print(f"shown_right={shown_right:.2f} reply_right={reply_right:.2f}")
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sets", default="pairs,development,independent",
+                        help="which probes, in order: pairs, development, independent")
     parser.add_argument("--before", action="store_true",
-                        help="the demo model as it was: the paper's prompt, old sampling")
+                        help="the two-turn probes with the demo model as it was: the paper's "
+                             "prompt, old sampling")
     parser.add_argument("--limit", type=int, default=len(PROBES), help="run the first N probes")
     parser.add_argument("-v", "--verbose", action="store_true", help="print every reply")
     args = parser.parse_args()
-    asyncio.run(main(args.before, args.limit, args.verbose))
+    asyncio.run(main(args.sets.split(","), args.before, args.limit, args.verbose))

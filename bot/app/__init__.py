@@ -168,6 +168,11 @@ async def open_companion(
                      rubrics, prompt)
 
 
+def _shows_memory(setting: str, prompt: PromptStyle) -> bool:
+    """`chat.show_memory`: "demo" shows it with the bundled demo model (its short prompt)."""
+    return setting == "on" or (setting == "demo" and prompt.short)
+
+
 def _wired(settings: Settings, stores: Stores, model: ChatModel, worker: MemoryWorker,
            pool: PoolUpkeep, examples: PoolExamples, recall: Recaller,
            personas: dict[str, Persona], rubrics: dict[str, Rubric], prompt: PromptStyle
@@ -187,7 +192,8 @@ def _wired(settings: Settings, stores: Stores, model: ChatModel, worker: MemoryW
     dialogue = Dialogue(
         rounds=stores.rounds, recall=recall, personas=choice, model=model,
         prompt=prompt, fixes=fixes, teaching=teaching,
-        chat=settings.chat, turns=turns, provisional=provisional, upkeep=worker)
+        chat=settings.chat, turns=turns, provisional=provisional, upkeep=worker,
+        show_memory=_shows_memory(settings.chat.show_memory, prompt))
     sharing = Sharing(stores.pool, stores.rounds, personas, worker)
     access = AccessPolicy.from_settings(
         settings, SQLMessageCounts(stores.engine) if shared else None)

@@ -40,6 +40,11 @@ def test_the_users_statements_are_kept_whole() -> None:
         "I went to a LGBTQ support group yesterday and it was so powerful."]
 
 
+@pytest.mark.parametrize("text", ["Hi, I'm Ana.", "I am Ana", "We're in Porto now."])
+def test_one_name_of_the_speakers_life_is_enough(text: str) -> None:
+    assert len(user_facts(text)) == 1  # "What is my name?" finds it later
+
+
 def test_praise_of_the_companion_is_not_a_fact_about_the_user() -> None:
     assert user_facts("You're doing an awesome job looking after your family!") == []
     assert user_facts("Your advice helped me pass my driving test.") == [

@@ -1,0 +1,98 @@
+"""The memory under a reply: a question about the person gets the memory that answers it shown
+under the model's words (quoted, dated, with its /why number), whatever the model said; other
+messages get none; the note is never taken for the model's words. A whole companion: the
+scripted LLM server or the bundled demo model, SQL, chromadb and the packaged embedder."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from bot.app import Companion, open_companion
+from bot.settings import load_settings
+from memory.days import day
+from tests.chatting import run, say
+from tests.conftest import make_settings
+from tests.fakes.openai_server import ScriptedLLM
+
+SISTER = "My sister's name is Lea, she lives in Vienna."
+TOMATOES = "I grow tomatoes on my balcony."
+SMALL_TALK = ["ok", "haha nice", "what a day", "lol right"]
+NOTE = re.compile(r"\(From my memory, #(\d+) in /why: on (.+?) you said \u201c(.+?)\u201d\)")
+
+
+@pytest.fixture
+async def showing(tmp_path: Path, llm: ScriptedLLM, sql_url: str
+                  ) -> AsyncIterator[Companion]:
+    settings = make_settings(tmp_path, llm, sql_url, chat={"show_memory": "on"})
+    async with open_companion(settings) as opened:
+        yield opened
+
+
+async def _told(companion: Companion) -> None:
+    for text in (SISTER, TOMATOES, *SMALL_TALK):
+        await say(companion, text)
+
+
+async def test_a_question_about_the_person_shows_the_memory_that_answers_it(
+    showing: Companion, llm: ScriptedLLM
+) -> None:
+    await _told(showing)
+    llm.enqueue("Her name is Luna!")
+    said, finished = await say(showing, "What's my sister called again?")
+    assert said.startswith("Her name is Luna!")  # the model's words, as it said them
+    [(number, when, quoted)] = NOTE.findall(said)
+    assert quoted == SISTER
+    assert when == day(datetime.now(UTC))
+    assert finished is not None and int(number) in finished.cited
+    why = await run(showing, "/why")
+    relied = why.split("My reply relied on:")[1].split("\n\n")[0]
+    assert f"{number}. " in relied and "Lea" in relied
+
+
+async def test_other_messages_show_no_memory(showing: Companion, llm: ScriptedLLM) -> None:
+    await _told(showing)
+    for message in ("How often should tomatoes be watered in summer?",  # not about the person
+                    "My sister phoned me today.",  # about the person, but no question
+                    "What should I cook tonight?"):  # about the person, nothing answers it
+        said, _ = await say(showing, message)
+        assert "From my memory" not in said, message
+
+
+async def test_the_note_is_never_the_models_words(showing: Companion, llm: ScriptedLLM
+                                                  ) -> None:
+    await _told(showing)
+    said, _ = await say(showing, "Where does my sister live?")
+    assert "From my memory" in said
+    await say(showing, "thanks!")
+    prompt = "\n".join(m["content"] for m in llm.chat_requests[-1]["messages"])
+    assert "Happy to chat with you!" in prompt  # Recency holds the replies...
+    assert "From my memory" not in prompt  # ...as the model said them
+    export = await showing.commands.run("ana", "/export")
+    assert export.attachment is not None
+    rounds = json.loads(export.attachment.content)["rounds"]
+    assert not [r for r in rounds if "From my memory" in (r["reply"] or "")]
+
+
+async def test_a_model_of_your_own_shows_no_memory_unless_turned_on(
+    tmp_path: Path, llm: ScriptedLLM
+) -> None:
+    async with open_companion(make_settings(tmp_path, llm)) as companion:  # the default
+        await _told(companion)
+        said, _ = await say(companion, "What's my sister called again?")
+    assert "From my memory" not in said
+
+
+@pytest.mark.real_model
+async def test_with_the_demo_model_a_first_session_shows_the_memory(tmp_path: Path) -> None:
+    settings = load_settings(None, data_dir=str(tmp_path / "data"))  # the defaults, offline
+    async with open_companion(settings) as companion:
+        await _told(companion)
+        said, finished = await say(companion, "What did I say I grow on my balcony?")
+    assert finished is not None
+    assert re.search(r"From my memory, #\d+ in /why: .*tomatoes", said), said
