@@ -6,24 +6,34 @@ surface (`surface.py`), so a command or a reply behaves here as it does there.
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import AbstractAsyncContextManager, AsyncExitStack
 from pathlib import Path
-from typing import Protocol
+from typing import ClassVar, Protocol
 
 from textual import work
 from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Footer, Header, Input, Static
+from textual.worker import Worker, get_current_worker
 
-from bot.commands.layer import is_command
-from bot.core.inbound import Incoming
+from bot.commands.layer import is_command, parse_command
+from bot.core.inbound import Incoming, clean_message
 from bot.core.persona_choice import PersonaChoice
-from bot.errors import UserFacingError
+from bot.errors import InputRejected, UserFacingError
 from bot.frontends.desk import FrontDesk
 from bot.frontends.tui.surface import TerminalSurface
-from bot.frontends.tui.widgets import CompanionMessage, HistoryInput, MemoryPanel, Note, UserMessage
+from bot.frontends.tui.widgets import (
+    CompanionMessage,
+    HistoryInput,
+    MemoryPanel,
+    Note,
+    SteadyText,
+    UserMessage,
+)
 from bot.settings import LLMSettings, Settings
 
 log = logging.getLogger(__name__)
@@ -31,6 +41,26 @@ log = logging.getLogger(__name__)
 
 class Upkeep(Protocol):
     def is_busy(self, user_id: str) -> bool: ...
+
+
+class PastRound(Protocol):
+    """A stored round, as the chat shows it again (`memory.types.Round`)."""
+
+    @property
+    def user_text(self) -> str: ...
+
+    @property
+    def reply_text(self) -> str | None: ...
+
+    @property
+    def persona(self) -> str: ...
+
+    @property
+    def status(self) -> str: ...
+
+
+class RoundHistory(Protocol):
+    async def recent_rounds(self, user_id: str, limit: int) -> Sequence[PastRound]: ...
 
 
 class Opened(Protocol):
@@ -48,10 +78,24 @@ class Opened(Protocol):
     @property
     def worker(self) -> Upkeep: ...
 
+    @property
+    def rounds(self) -> RoundHistory: ...
+
 
 CompanionFactory = Callable[[], AbstractAsyncContextManager[Opened]]
 
 WELCOMED_MARKER = "welcomed"  # in the data folder: the welcome was shown there
+EARLIER_ROUNDS = 5  # shown again when the chat opens
+ANSWERED = "answered"  # the status of a round whose reply came whole (`RoundStatus`)
+UNFINISHED = " [unfinished]"
+QUIT_COMMANDS = frozenset({"quit", "exit"})
+NOTHING_TO_STOP = "No reply is being written. To quit, press Ctrl+Q or type /quit."
+# The terminal's own keys, after the commands of /help.
+KEYS_HELP = """Keys:
+Esc, Ctrl+C           stop the reply being written (what it said so far stays)
+F2                    hide or show the memory panel
+Up, Down              the messages you typed before
+Ctrl+Q, /quit, /exit  quit"""
 
 
 def welcome_text(llm: LLMSettings, speaker: str) -> str:
@@ -64,9 +108,13 @@ def welcome_text(llm: LLMSettings, speaker: str) -> str:
                      "a real companion, quit (Ctrl+Q) and run `companion setup`: it finds "
                      "Ollama, LM Studio, llama.cpp or vLLM on this machine, or uses your "
                      "OPENAI_API_KEY.")
-    lines.append("Type /help for commands. The panel on the right shows the memories behind "
-                 "each reply. This note is shown once.")
+    lines.append("Type /help for commands and keys. The panel on the right shows the memories "
+                 "behind each reply (F2 hides it). This note is shown once.")
     return "\n".join(lines)
+
+
+def is_quit(text: str) -> bool:
+    return is_command(text) and parse_command(text)[0] in QUIT_COMMANDS
 
 
 class CompanionApp(App[None]):
@@ -81,7 +129,15 @@ class CompanionApp(App[None]):
     CompanionMessage { margin: 1 0 0 0; }
     CompanionMessage.failed { color: $text-error; }
     Note { margin: 1 0 0 0; color: $text-muted; }
+    .earlier { color: $text-muted; text-style: dim; }
     """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+q", "quit", "Quit", priority=True),  # in the footer: how do I get out?
+        Binding("escape", "stop_reply", "Stop reply"),
+        # Not priority: in the input, Ctrl+C still copies the selected text.
+        Binding("ctrl+c", "interrupt", "Stop reply", show=False),
+        Binding("f2", "toggle_panel", "Memory panel"),  # Ctrl+B is tmux's prefix
+    ]
 
     def __init__(self, open_companion: CompanionFactory, user_id: str) -> None:
         super().__init__()
@@ -89,6 +145,8 @@ class CompanionApp(App[None]):
         self._user_id = user_id
         self._resources = AsyncExitStack()
         self._speaker = ""
+        # The replies being written, oldest (the one streaming) first; the others wait for it.
+        self._writing: dict[CompanionMessage, Worker[None]] = {}
         self.companion: Opened | None = None
 
     def compose(self) -> ComposeResult:
@@ -96,9 +154,7 @@ class CompanionApp(App[None]):
         with Horizontal():
             yield VerticalScroll(id="log")
             with Vertical(id="side"):
-                yield MemoryPanel(
-                    "Memory behind the last reply\n\n(no reply yet)", id="memory", markup=False
-                )
+                yield MemoryPanel("Memory behind the last reply\n\n(no reply yet)", id="memory")
                 yield Static("", id="upkeep")
         yield HistoryInput(placeholder="Say something, or /help", id="input", disabled=True)
         yield Footer()
@@ -110,6 +166,7 @@ class CompanionApp(App[None]):
         except UserFacingError as error:
             self.exit(return_code=1, message=str(error))
             return
+        await self._show_earlier()
         persona = await self.companion.personas.of(self._user_id)
         self._show_speaker(persona.display_name)
         greeting = CompanionMessage(persona.display_name, waiting=False)
@@ -121,6 +178,28 @@ class CompanionApp(App[None]):
         chat_input.focus()
         self.set_interval(0.5, self._show_upkeep)
 
+    async def _show_earlier(self) -> None:
+        """The user's last rounds, dimmed under "Earlier": a reopened chat goes on from there."""
+        assert self.companion is not None
+        rounds = await self.companion.rounds.recent_rounds(self._user_id, EARLIER_ROUNDS)
+        if not rounds:
+            return
+        shown: list[SteadyText] = [Note("── Earlier ──", classes="earlier")]
+        for round_ in rounds:
+            shown += [UserMessage(f"You: {round_.user_text}", classes="earlier"),
+                      self._earlier_reply(round_)]
+        await self._add(*shown)
+
+    def _earlier_reply(self, round_: PastRound) -> CompanionMessage:
+        assert self.companion is not None
+        persona = self.companion.personas.all.get(round_.persona)
+        reply = CompanionMessage(persona.display_name if persona else round_.persona,
+                                 waiting=False, classes="earlier")
+        reply.show(round_.reply_text or "")
+        if round_.status != ANSWERED:  # stopped, or the model failed on the way
+            reply.mark(UNFINISHED if round_.reply_text else "(no reply)")
+        return reply
+
     async def _welcome_once(self) -> None:
         """The first time Companion runs on a data folder: which model answers, and, for the
         bundled demo model, that it is tiny and how to pick a real one."""
@@ -129,7 +208,7 @@ class CompanionApp(App[None]):
         if marker.exists():
             return
         await self._add(Note(welcome_text(self.companion.settings.llm, self._speaker),
-                             markup=False, classes="welcome"))
+                             classes="welcome"))
         marker.touch()
 
     def _show_upkeep(self) -> None:
@@ -144,35 +223,95 @@ class CompanionApp(App[None]):
 
     async def on_input_submitted(self, event: Input.Submitted) -> None:
         text = event.value
+        if not text.strip():
+            return  # an empty Enter says nothing: nothing to echo, nothing to warn about
         chat_input = self.query_one(HistoryInput)
         chat_input.remember(text)
         chat_input.clear()
-        self._answer(text)
+        if is_quit(text):
+            self.exit()
+        elif is_command(text):
+            self._run_command(text)
+        else:
+            self._reply(text)
 
     @work(group="replies")
-    async def _answer(self, text: str) -> None:
-        """The message echoed, then the front desk's answer: a reply in a new bubble, or a
-        command's notes (and the persona, which a command may have switched)."""
+    async def _run_command(self, text: str) -> None:
+        """The command echoed, then its notes (and the persona, which it may have switched)."""
         assert self.companion is not None
-        await self._add(UserMessage(f"You: {text}", markup=False))
-        command = is_command(text)
-        bubble = None if command else CompanionMessage(self._speaker)
-        if bubble is not None:
-            await self._add(bubble)
+        await self._add(UserMessage(f"You: {text}"))
+        await self._hand_to_desk(text, bubble=None)
+        if parse_command(text)[0] == "help":
+            await self._add(Note(KEYS_HELP))
+        self._show_speaker((await self.companion.personas.of(self._user_id)).display_name)
+
+    @work(group="replies")
+    async def _reply(self, text: str) -> None:
+        """The message echoed, then the reply growing in its bubble, until it is complete or
+        the user stops it (Esc, Ctrl+C). A message the core would refuse is not echoed."""
+        refusal = self._refusal(text)
+        if refusal is not None:
+            refused = CompanionMessage(self._speaker, waiting=False)
+            await self._add(refused)
+            refused.fail(refusal)
+            return
+        bubble = CompanionMessage(self._speaker)
+        await self._add(UserMessage(f"You: {text}"), bubble)
+        self._writing[bubble] = get_current_worker()
+        try:
+            await self._hand_to_desk(text, bubble)
+        except asyncio.CancelledError:
+            # Stopped (or the app closing): the dialogue core has stored what was said.
+            bubble.stop()
+            raise
+        finally:
+            del self._writing[bubble]
+            bubble.finish()
+
+    def _refusal(self, text: str) -> str | None:
+        """What the dialogue core says when it refuses `text` (too long, nothing in it)."""
+        assert self.companion is not None
+        try:
+            clean_message(text, self.companion.settings.chat.max_message_chars)
+        except InputRejected as rejection:
+            return str(rejection)
+        return None
+
+    async def _hand_to_desk(self, text: str, bubble: CompanionMessage | None) -> None:
+        assert self.companion is not None
         surface = TerminalSurface(
             self._add, self.query_one(MemoryPanel),
             self.companion.settings.resolved_data_dir / "exports",
             bubble=bubble, scrolled=self._scroll_down)
         await self.companion.desk.handle(Incoming(user_id=self._user_id, text=text), surface)
-        if command:
-            self._show_speaker((await self.companion.personas.of(self._user_id)).display_name)
+
+    def action_stop_reply(self) -> None:
+        self._stop_reply()
+
+    def action_interrupt(self) -> None:
+        """Ctrl+C stops the reply; with none, it says how to quit rather than quitting (a
+        reflex press would lose the chat)."""
+        if not self._stop_reply():
+            self.notify(NOTHING_TO_STOP, title="Nothing to stop")
+
+    def _stop_reply(self) -> bool:
+        """Stop the reply being streamed; False when there is none."""
+        streaming = next(iter(self._writing.values()), None)
+        if streaming is None:
+            return False
+        streaming.cancel()  # the core keeps what was said, as a cut round
+        return True
+
+    def action_toggle_panel(self) -> None:
+        side = self.query_one("#side")
+        side.display = not side.display
 
     def _show_speaker(self, name: str) -> None:
         self._speaker = name
         self.sub_title = f"{name} · you are {self._user_id}"
 
-    async def _add(self, widget: UserMessage | CompanionMessage | Note) -> None:
-        await self.query_one("#log", VerticalScroll).mount(widget)
+    async def _add(self, *widgets: SteadyText) -> None:
+        await self.query_one("#log", VerticalScroll).mount(*widgets)
         self._scroll_down()
         # Mounted is not laid out: a long note (/help) is only as tall as it will be after
         # the next refresh, and the end scrolled to before it left its last lines hidden.

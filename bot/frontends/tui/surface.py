@@ -37,7 +37,7 @@ class TerminalSurface:
 
     async def send(self, text: str) -> int:
         if self._bubble is None:
-            await self._mount(Note(text, markup=False))
+            await self._mount(Note(text))
         else:
             self._bubble.show(text)
             self._scrolled()
