@@ -8,6 +8,7 @@ and a sweep missed while the process was down runs once, as soon as it is back.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from datetime import UTC, datetime
 
@@ -27,7 +28,14 @@ async def run_sweep(name: str) -> None:
     worker = _workers.get(name)
     if worker is None:
         return
-    report = await worker.sweep()
+    try:
+        report = await worker.sweep()
+    except asyncio.CancelledError:
+        # The process is stopping (Ctrl+C, or a frontend that could not start). Kept quiet:
+        # APScheduler would log it as a failed job, with a traceback, under the message that
+        # says why. Nothing is lost: the next sweep does what this one left.
+        log.info("Memory sweep stopped with the process; the next one finishes its work")
+        return
     if report.jobs or report.failed or report.reindexed or report.abandoned_rounds:
         log.info("Memory sweep: %s", report)
 

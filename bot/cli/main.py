@@ -217,6 +217,8 @@ def run(ctx: click.Context, telegram: bool, discord: bool) -> None:
         raise click.ClickException(str(error)) from error
     logging.basicConfig(level=logging.INFO, stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    # httpx logs each request's URL at INFO, and a Telegram URL holds the bot's token.
+    logging.getLogger("httpx").setLevel(logging.WARNING)
     # Opt in to PTB's coming timedelta durations (we read them either way) to skip its warning.
     os.environ.setdefault("PTB_TIMEDELTA", "true")
     from bot.serve import serve

@@ -274,7 +274,8 @@ class FakeTelegram:
     """A fake Bot API: tests push user messages in, and read what the bot sent."""
 
     def __init__(
-        self, token: str = "123456:TEST-TOKEN", bot_username: str = "companion_test_bot"
+        self, token: str = "123456:TEST-TOKEN-of-the-fake-bot-api-server",
+        bot_username: str = "companion_test_bot",
     ) -> None:
         self.token = token
         self.bot_id = int(token.split(":", 1)[0])

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from pathlib import Path
 
+import pytest
 from sqlalchemy import create_engine, text
 
 from bot.app import open_companion
@@ -34,6 +36,28 @@ async def test_work_left_behind_is_done_by_the_sweep_at_start(
         stored = conn.execute(text("SELECT id FROM apscheduler_jobs")).scalars().all()
     engine.dispose()
     assert stored == [SWEEP_JOB_ID]  # one durable job, replaced on every start
+
+
+async def test_a_sweep_cut_short_by_the_process_stopping_logs_no_failure(
+    tmp_path: Path, llm: ScriptedLLM, caplog: pytest.LogCaptureFixture
+) -> None:
+    # `companion run` whose bot cannot start stops at once, often during the first sweep:
+    # APScheduler logged that as a failed job with a traceback, under the one line that says why.
+    caplog.set_level(logging.INFO)
+    settings = make_settings(tmp_path, llm, memory={"summarizer": "llm"})
+    async with open_companion(settings) as companion:
+        chat = [Exchange(u, r) for u, r in three_subject_chat(50)]
+        await companion.rounds.import_rounds("ana", "companion", chat)
+    llm.delay = 3.0  # the summary's model call is still under way when the process stops
+    async with open_companion(settings, sweep=True):
+        for _ in range(300):
+            if llm.in_flight:
+                break
+            await asyncio.sleep(0.05)
+        assert llm.in_flight
+    await asyncio.sleep(0.2)  # the cancelled sweep ends
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []
+    assert "Memory sweep stopped with the process" in caplog.text
 
 
 def test_job_store_urls_use_the_sync_drivers() -> None:

@@ -9,10 +9,10 @@ from contextlib import aclosing
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bot.cli.doctor.cause import root_cause
 from bot.cli.doctor.check import Check, Where
 from bot.cli.doctor.timeouts import CHAT_TIMEOUT
 from bot.errors import ConfigError, ModelUnavailable
+from bot.network import root_cause
 from bot.settings import Settings
 from memory.protocols import ChatMessage
 

@@ -6,11 +6,11 @@ import asyncio
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bot.cli.doctor.cause import root_cause
 from bot.cli.doctor.check import Check, Where
 from bot.cli.doctor.paths import nearest_existing, sqlite_file, writable, writable_folder
 from bot.cli.doctor.timeouts import SQL_TIMEOUT
 from bot.core.wording import counted
+from bot.network import root_cause
 from bot.settings import Settings
 
 if TYPE_CHECKING:

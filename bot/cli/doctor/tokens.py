@@ -6,9 +6,9 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-from bot.cli.doctor.cause import root_cause
 from bot.cli.doctor.check import Check
 from bot.cli.doctor.timeouts import NETWORK_TIMEOUT
+from bot.network import root_cause
 from bot.settings import Settings
 
 DISCORD_ME_URL = "https://discord.com/api/v10/users/@me"

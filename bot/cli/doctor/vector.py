@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from bot.cli.doctor.cause import root_cause
 from bot.cli.doctor.check import Check, Where
 from bot.cli.doctor.paths import nearest_existing, writable_folder
 from bot.cli.doctor.timeouts import NETWORK_TIMEOUT
+from bot.network import root_cause
 from bot.settings import Settings
 
 

@@ -12,6 +12,7 @@ from urllib.parse import urlsplit
 
 from telegram import Message, ReactionTypeEmoji, Update
 from telegram.constants import ChatType, MessageEntityType
+from telegram.error import InvalidToken, NetworkError, TelegramError
 from telegram.ext import (
     Application,
     CallbackQueryHandler,
@@ -22,10 +23,13 @@ from telegram.ext import (
 )
 
 from bot.core.inbound import Incoming
+from bot.errors import ConfigError
 from bot.frontends.desk import CANCELLED, FrontDesk
 from bot.frontends.telegram.chat import CANCEL, TelegramChat, message_key
 from bot.frontends.telegram.retrying import telegram_call
+from bot.network import root_cause
 from bot.settings import TelegramSettings
+from bot.tokens import TELEGRAM_TOKEN_ENV
 
 log = logging.getLogger(__name__)
 
@@ -58,7 +62,7 @@ class TelegramFrontend:
         self._application.add_error_handler(self._on_error)
 
     async def start(self) -> None:
-        await self._application.initialize()
+        await self._log_in()
         await self._application.start()
         updater = self._application.updater
         assert updater is not None
@@ -76,6 +80,29 @@ class TelegramFrontend:
             secret_token=webhook_secret(self._token))
         log.info("Telegram bot @%s takes updates at %s on %s:%d", self._application.bot.username,
                  url, self._settings.webhook_listen, self._settings.webhook_port)
+
+    async def _log_in(self) -> None:
+        """Ask Telegram who the bot is (getMe), which checks the token; when that fails, say
+        why in one line (PTB's own message would show the token, or only httpx's words)."""
+        try:
+            await self._application.initialize()
+        except TelegramError as error:
+            await self._application.bot.shutdown()  # its HTTP clients are open even so
+            raise ConfigError(self._why_not_logged_in(error)) from None  # the token is in it
+
+    def _why_not_logged_in(self, error: TelegramError) -> str:
+        if isinstance(error, InvalidToken):
+            said = error.__cause__ if isinstance(error.__cause__, TelegramError) else error
+            why = (f"Telegram refused {TELEGRAM_TOKEN_ENV} ({said.message}). Set it to the "
+                   "token @BotFather gave this bot (/mybots, then API Token), the newest one "
+                   "if it was revoked.")
+        elif isinstance(error, NetworkError):
+            why = (f"Could not reach Telegram at {self._settings.base_url} "
+                   f"({root_cause(error)}). Check the network, or telegram.base_url if you "
+                   "run your own Bot API server.")
+        else:
+            why = f"Telegram did not let the bot start: {error.message}"
+        return why.replace(self._token, f"${TELEGRAM_TOKEN_ENV}")
 
     async def stop_receiving(self) -> None:
         updater = self._application.updater

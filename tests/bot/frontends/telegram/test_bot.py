@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import signal
 import sys
 from collections.abc import AsyncIterator
@@ -21,7 +22,7 @@ from bot.serve import build_frontends
 from bot.tokens import Tokens
 from memory.types import RoundStatus
 from tests.bot.frontends.admin_cases import ADMIN_COMMANDS, REFUSAL
-from tests.conftest import make_settings
+from tests.conftest import _free_port, make_settings
 from tests.fakes.openai_server import Error, Reply, ScriptedLLM
 from tests.fakes.telegram_server import FakeTelegram
 
@@ -296,16 +297,74 @@ async def test_blocked_users_get_nothing_and_strangers_are_told_once_per_message
 COMPANION = str(Path(sys.executable).parent / "companion")
 
 
-async def test_companion_run_serves_telegram_and_stops_cleanly_on_sigterm(
-    tmp_path: Path, llm: ScriptedLLM, fake: FakeTelegram
-) -> None:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("COMPANION_")} | {
+def _run_env(tmp_path: Path, llm: ScriptedLLM, base_url: str, token: str) -> dict[str, str]:
+    """The environment of `companion run --telegram` against `base_url` with `token`."""
+    return {k: v for k, v in os.environ.items() if not k.startswith("COMPANION_")} | {
         "COMPANION_DATA_DIR": str(tmp_path),
         "COMPANION_LLM__PROVIDER": "openai",
         "COMPANION_LLM__BASE_URL": llm.base_url,
-        "COMPANION_TELEGRAM__BASE_URL": fake.base_url,
-        "TELEGRAM_BOT_TOKEN": fake.token,
+        "COMPANION_TELEGRAM__BASE_URL": base_url,
+        "TELEGRAM_BOT_TOKEN": token,
     }
+
+
+async def _run_until_it_stops(env: dict[str, str]) -> tuple[int, list[str]]:
+    """`companion run --telegram` that is expected to stop by itself: its exit code, and the
+    lines of its standard error that are not log lines (what it says to the person). Neither
+    they nor the log lines ever show the token."""
+    process = await asyncio.create_subprocess_exec(
+        COMPANION, "run", "--telegram", env=env, cwd=env["COMPANION_DATA_DIR"],
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )
+    try:
+        _, stderr = await asyncio.wait_for(process.communicate(), timeout=120)
+    finally:
+        if process.returncode is None:
+            process.kill()
+    assert env["TELEGRAM_BOT_TOKEN"].strip('"') not in stderr.decode()
+    logged = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+ (INFO|WARNING) ")
+    said = [line for line in stderr.decode().splitlines() if not logged.match(line)]
+    return int(process.returncode or 0), said
+
+
+@pytest.mark.parametrize("token", ["123456:TEST-TOKEN", "companion_test_bot",
+                                   '"123456:TEST-TOKEN-of-the-fake-bot-api-server"'])
+async def test_a_token_of_the_wrong_shape_is_refused_without_asking_telegram(
+    tmp_path: Path, llm: ScriptedLLM, fake: FakeTelegram, token: str
+) -> None:
+    code, said = await _run_until_it_stops(_run_env(tmp_path, llm, fake.base_url, token))
+    assert code == 1
+    [line] = said
+    assert line.startswith("Error: TELEGRAM_BOT_TOKEN does not look like a Telegram bot token:")
+    assert fake.calls == []  # refused before any connection
+
+
+async def test_a_token_telegram_refuses_is_said_in_one_line(
+    tmp_path: Path, llm: ScriptedLLM, fake: FakeTelegram
+) -> None:
+    revoked = "123456:AAnother-token-that-was-revoked-long-ago"
+    code, said = await _run_until_it_stops(_run_env(tmp_path, llm, fake.base_url, revoked))
+    assert code == 1
+    assert said == ["Error: Telegram refused TELEGRAM_BOT_TOKEN (Unauthorized). Set it to the "
+                    "token @BotFather gave this bot (/mybots, then API Token), the newest one "
+                    "if it was revoked."]
+    assert [method for method, _ in fake.calls] == ["getMe"]
+
+
+async def test_an_unreachable_telegram_is_said_in_one_line(
+    tmp_path: Path, llm: ScriptedLLM, fake: FakeTelegram
+) -> None:
+    closed = f"http://127.0.0.1:{_free_port()}/bot"  # nothing listens there
+    code, said = await _run_until_it_stops(_run_env(tmp_path, llm, closed, fake.token))
+    assert code == 1
+    assert said == [f"Error: Could not reach Telegram at {closed} (Connection refused). Check "
+                    "the network, or telegram.base_url if you run your own Bot API server."]
+
+
+async def test_companion_run_serves_telegram_and_stops_cleanly_on_sigterm(
+    tmp_path: Path, llm: ScriptedLLM, fake: FakeTelegram
+) -> None:
+    env = _run_env(tmp_path, llm, fake.base_url, fake.token)
     process = await asyncio.create_subprocess_exec(
         COMPANION, "run", "--telegram", env=env, cwd=tmp_path,
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
@@ -320,6 +379,7 @@ async def test_companion_run_serves_telegram_and_stops_cleanly_on_sigterm(
             process.kill()
     assert process.returncode == 0, stderr.decode()
     assert "Stopped cleanly" in stderr.decode()
+    assert fake.token not in stderr.decode()  # httpx logs each URL, where the token is
     # The reply under way at SIGTERM was finished, not cut off.
     assert [m["plain"] for m in fake.messages_to(ANN)] == ["Happy to chat with you!"]
 
