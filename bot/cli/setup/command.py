@@ -7,14 +7,18 @@ import asyncio
 import os
 import sys
 from collections.abc import Awaitable
+from enum import Enum
 from pathlib import Path
 from typing import TypeVar
 
 import click
 
 from bot.cli.setup.servers import (
+    KNOWN_PORTS,
     OPENAI_KEY_ENV,
+    OPENAI_URL,
     Found,
+    Looked,
     Server,
     ServerProblem,
     check_chat,
@@ -29,13 +33,26 @@ from bot.settings import default_config_path
 
 T = TypeVar("T")
 NO_TERMINAL = ("There is no terminal to ask in: choose with --base-url URL --model NAME "
-               "(and --embedding-model NAME), or --provider local for the bundled demo model.")
+               "(and --embedding-model NAME), --provider openai --model NAME for OpenAI, or "
+               "--provider local for the bundled demo model.")
+
+
+class Other(Enum):
+    """The choices offered besides the servers found, as the list shows them."""
+
+    ADDRESS = ("Another server: type its address (an OpenAI-compatible base URL, "
+               "e.g. http://192.168.1.20:11434/v1)")
+    OPENAI = f"OpenAI, with your API key (read from ${OPENAI_KEY_ENV})"
+    DEMO = "The bundled demo model (offline, tiny: it chats but remembers poorly)"
 
 
 @click.command()
 @click.option("--provider", type=click.Choice(["openai", "local"]), default=None,
-              help="openai: any OpenAI-compatible server; local: the bundled demo model.")
-@click.option("--base-url", default=None, help="The server, e.g. http://127.0.0.1:11434/v1.")
+              help="openai: an OpenAI-compatible server (OpenAI's own unless --base-url names "
+                   "another); local: the bundled demo model.")
+@click.option("--base-url", default=None,
+              help=f"The server, e.g. http://127.0.0.1:11434/v1 (with --provider openai, "
+                   f"default {OPENAI_URL}).")
 @click.option("--model", default=None, help="The chat model to use on that server.")
 @click.option("--embedding-model", default=None,
               help="An embedding model on that server (default: keep the current embedder).")
@@ -63,6 +80,8 @@ async def _choose(provider: str | None, base_url: str | None, model: str | None,
                   ports: tuple[int, ...]) -> ModelChoice:
     if provider == "local":
         return ModelChoice()
+    if provider == "openai" and not base_url:
+        base_url = OPENAI_URL
     if base_url:
         server = _server_at(base_url, key_env)
         found = None if model else await list_models(server)
@@ -78,6 +97,9 @@ async def _choose(provider: str | None, base_url: str | None, model: str | None,
 
 
 def _server_at(base_url: str, key_env: str | None) -> Server:
+    if not base_url.startswith(("http://", "https://")):
+        raise ServerProblem(f"'{base_url}' is not a server address: it starts with http:// or "
+                            "https://, e.g. http://127.0.0.1:11434/v1.")
     key_env = key_env or (OPENAI_KEY_ENV if "api.openai.com" in base_url else "")
     if key_env and not os.environ.get(key_env):
         raise ServerProblem(f"{base_url} needs a key: set the environment variable {key_env} "
@@ -86,21 +108,57 @@ def _server_at(base_url: str, key_env: str | None) -> Server:
 
 
 async def _pick_server(ports: tuple[int, ...]) -> Found | None:
-    """A found server, or None for the bundled demo model."""
+    """A server that answered (found, typed in, or OpenAI), or None for the demo model."""
     click.echo("Looking for model servers on this machine...")
-    found = await find_servers(places_to_look(ports))
-    for number, each in enumerate(found, start=1):
-        click.echo(f"  {number}. {each.server.name} at {each.server.base_url}: "
-                   f"{_models_line(each)}")
-    demo = len(found) + 1
-    click.echo(f"  {demo}. The bundled demo model (offline, tiny: it chats but remembers poorly)")
-    if not found:
-        click.echo(f"No server found (looked for Ollama, LM Studio, llama.cpp's server and vLLM "
-                   f"on their usual ports, and ${OPENAI_KEY_ENV}).")
+    looked = await find_servers(places_to_look(ports))
+    for line in _why_not_found(looked):
+        click.echo(line)
+    choices: list[Found | Other] = [*looked.found, *_other_choices(looked)]
+    for number, choice in enumerate(choices, start=1):
+        click.echo(f"  {number}. {_choice_line(choice)}")
     if not _interactive():
         raise ServerProblem(NO_TERMINAL)
-    number = click.prompt("Use", type=click.IntRange(1, demo), default=1)
-    return None if number == demo else found[number - 1]
+    # With nothing found, Enter takes the demo model, which needs nothing.
+    default = 1 if looked.found else len(choices)
+    number = click.prompt("Use", type=click.IntRange(1, len(choices)), default=default)
+    return await _chosen(choices[number - 1])
+
+
+def _why_not_found(looked: Looked) -> list[str]:
+    """Each place that gave nothing, with its own cause: no usual local server, a port asked
+    for with nothing on it, OpenAI unreachable or refusing the key, or no key to try it with."""
+    lines = []
+    if not any(found.server.local for found in looked.found):
+        lines.append("No local server answers (looked for Ollama, LM Studio, llama.cpp's "
+                     "server and vLLM on their usual ports).")
+    usual = set(KNOWN_PORTS.values())  # silent as a rule: most people run one, or none
+    lines += [missed.why for missed in looked.missed if missed.server.name not in usual]
+    if not looked.found and not os.environ.get(OPENAI_KEY_ENV):
+        lines.append(f"OpenAI was not tried: ${OPENAI_KEY_ENV} is not set.")
+    return lines
+
+
+def _other_choices(looked: Looked) -> list[Other]:
+    openai_found = any(found.server.base_url == OPENAI_URL for found in looked.found)
+    return [Other.ADDRESS, *([] if openai_found else [Other.OPENAI]), Other.DEMO]
+
+
+def _choice_line(choice: Found | Other) -> str:
+    if isinstance(choice, Other):
+        return choice.value
+    return f"{choice.server.where}: {_models_line(choice)}"
+
+
+async def _chosen(choice: Found | Other) -> Found | None:
+    """The server chosen, with its models; None for the demo model."""
+    if isinstance(choice, Found):
+        return choice
+    if choice is Other.DEMO:
+        return None
+    if choice is Other.OPENAI:
+        return await list_models(_server_at(OPENAI_URL, None))
+    address = click.prompt("Server address").strip()
+    return await list_models(_server_at(address, None))
 
 
 def _models_line(found: Found) -> str:

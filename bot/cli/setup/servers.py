@@ -12,14 +12,18 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
 
 import regex
+
+from bot.network import root_cause
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
 
 OPENAI_URL = "https://api.openai.com/v1"
 OPENAI_KEY_ENV = "OPENAI_API_KEY"
+_LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
 # Where the usual local servers listen by default.
 KNOWN_PORTS = {11434: "Ollama", 1234: "LM Studio", 8080: "llama.cpp server", 8000: "vLLM"}
 # Model names that embed rather than chat (Ollama's nomic-embed-text, bge-m3, OpenAI's
@@ -45,6 +49,11 @@ class Server:
         return f"{self.name} at {self.base_url}" if self.name else self.base_url
 
     @property
+    def local(self) -> bool:
+        """On this machine: when it does not answer, it is most likely not running."""
+        return urlsplit(self.base_url).hostname in _LOOPBACK
+
+    @property
     def api_key(self) -> str:
         # Local servers accept any key; the SDK insists on one.
         return os.environ.get(self.key_env, "") if self.key_env else "not-needed"
@@ -59,6 +68,22 @@ class Found:
     embedding_models: list[str] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class Missed:
+    """A server looked for that did not answer its model list, and why."""
+
+    server: Server
+    why: str
+
+
+@dataclass(frozen=True)
+class Looked:
+    """What looking for servers found, and the servers that did not answer."""
+
+    found: list[Found]
+    missed: list[Missed]
+
+
 class ServerProblem(Exception):
     """A server or a model did not do what was asked; the message says what, for a person."""
 
@@ -68,21 +93,22 @@ def places_to_look(extra_ports: Sequence[int] = ()) -> list[Server]:
     ports = {**KNOWN_PORTS, **{port: f"a server on port {port}" for port in extra_ports}}
     servers = [Server(name, f"http://127.0.0.1:{port}/v1") for port, name in ports.items()]
     if os.environ.get(OPENAI_KEY_ENV):
-        servers.append(Server(f"OpenAI (${OPENAI_KEY_ENV})", OPENAI_URL, OPENAI_KEY_ENV))
+        servers.append(Server("OpenAI", OPENAI_URL, OPENAI_KEY_ENV))
     return servers
 
 
-async def find_servers(servers: Sequence[Server]) -> list[Found]:
-    """The servers that answer a model list, in the order given; silent ones are left out."""
+async def find_servers(servers: Sequence[Server]) -> Looked:
+    """The servers that answer a model list, in the order given, and why the others did not."""
     answers = await asyncio.gather(*(_try_listing(server) for server in servers))
-    return [found for found in answers if found is not None]
+    return Looked(found=[each for each in answers if isinstance(each, Found)],
+                  missed=[each for each in answers if isinstance(each, Missed)])
 
 
-async def _try_listing(server: Server) -> Found | None:
+async def _try_listing(server: Server) -> Found | Missed:
     try:
         return await list_models(server, timeout=_LOOK_SECONDS)
-    except ServerProblem:
-        return None
+    except ServerProblem as problem:
+        return Missed(server, str(problem))
 
 
 async def list_models(server: Server, *, timeout: float = 10.0) -> Found:
@@ -140,12 +166,30 @@ def _why(server: Server, wanted: str, error: Exception) -> str:
     if isinstance(error, APITimeoutError):
         return f"{where} did not answer in time while asked for {wanted}."
     if isinstance(error, APIConnectionError):
-        return f"Nothing answers at {where}: is the server running?"
+        return _unreachable(server, error)
     if isinstance(error, APIStatusError):
-        hint = {401: " (the API key is missing or wrong)", 403: " (the key may not use it)",
-                404: " (the server does not know that model or path)"}.get(error.status_code, "")
-        return f"{where} refused {wanted}: HTTP {error.status_code}{hint}: {_message(error)}"
+        return (f"{where} refused {wanted}: HTTP {error.status_code}"
+                f"{_status_hint(server, error.status_code)}: {_message(error)}")
     return f"{where} gave an unusable answer to {wanted}: {error}"
+
+
+def _unreachable(server: Server, error: Exception) -> str:
+    """Why the connection failed, in the system's words ("Connection refused"), and that a
+    key, when there is one, was never sent: the problem is the address, not the key."""
+    why = f"Could not reach {server.where} ({root_cause(error)})"
+    if server.key_env and os.environ.get(server.key_env):
+        why += f"; your {server.key_env} was found but not tried"
+    hint = "Is the server running?" if server.local else "Check the address and the network."
+    return f"{why}. {hint}"
+
+
+def _status_hint(server: Server, status: int) -> str:
+    if status == 401:
+        named = (f"check ${server.key_env}" if server.key_env
+                 else "name the variable that holds it with --api-key-env")
+        return f" (the API key is missing or wrong: {named})"
+    return {403: " (the key may not use it)",
+            404: " (the server does not know that model or path)"}.get(status, "")
 
 
 def _message(error: Exception) -> str:

@@ -122,8 +122,8 @@ def test_a_server_that_refuses_leaves_the_file_untouched(
     llm.enqueue(Error(401, "Incorrect API key provided"))
     done = _companion(["setup", "--base-url", llm.base_url, "--model", "fake-chat"], env, config)
     assert done.returncode == 1
-    assert ("refused a reply from fake-chat: HTTP 401 (the API key is missing or wrong)"
-            in done.stderr)
+    assert ("refused a reply from fake-chat: HTTP 401 (the API key is missing or wrong: name "
+            "the variable that holds it with --api-key-env)" in done.stderr)
     assert "Incorrect API key provided" in done.stderr
     assert "The settings file was not changed." in done.stderr
     assert "Traceback" not in done.stderr
@@ -142,7 +142,101 @@ def test_nothing_listening_is_said_plainly(env: dict[str, str], config: Path) ->
         url = f"http://127.0.0.1:{probe.getsockname()[1]}/v1"
     done = _companion(["setup", "--base-url", url, "--model", "llama3.2"], env, config)
     assert done.returncode == 1
-    assert f"Nothing answers at {url}" in done.stderr and "is the server running?" in done.stderr
+    assert f"Could not reach {url} (Connection refused). Is the server running?" in done.stderr
+    assert config.read_bytes() == before
+
+
+def _openai_unreachable(env: dict[str, str]) -> dict[str, str]:
+    """The environment with api.openai.com out of reach, whatever the network: every HTTPS
+    request goes to a proxy that is not there (local servers are still asked directly)."""
+    unproxied = {k: v for k, v in env.items() if not k.lower().endswith("_proxy")}
+    return unproxied | {"HTTPS_PROXY": f"http://127.0.0.1:{_closed_port()}",
+                        "NO_PROXY": "127.0.0.1,localhost"}
+
+
+def _closed_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def test_provider_openai_means_openais_own_server(env: dict[str, str], config: Path) -> None:
+    before = config.read_bytes()
+    offline = _openai_unreachable(env)
+    keyless = _companion(["setup", "--provider", "openai", "--model", "gpt-4o-mini"], offline,
+                         config)
+    assert keyless.returncode == 1
+    assert ("https://api.openai.com/v1 needs a key: set the environment variable "
+            "OPENAI_API_KEY first") in keyless.stderr
+
+    done = _companion(["setup", "--provider", "openai", "--model", "gpt-4o-mini"],
+                      offline | {"OPENAI_API_KEY": SECRET}, config)
+    assert done.returncode == 1
+    assert done.stdout == "Checking gpt-4o-mini... failed.\n"
+    assert done.stderr == (
+        "Error: Could not reach https://api.openai.com/v1 (Connection refused); your "
+        "OPENAI_API_KEY was found but not tried. Check the address and the network.\n"
+        "The settings file was not changed.\n")
+    assert SECRET not in done.stdout + done.stderr
+    assert config.read_bytes() == before
+
+
+def test_each_place_that_gave_nothing_says_its_own_cause(
+    env: dict[str, str], config: Path
+) -> None:
+    offline = _openai_unreachable(env)
+    keyed = _companion(["setup"], offline | {"OPENAI_API_KEY": SECRET}, config)
+    assert ("Could not reach OpenAI at https://api.openai.com/v1 (Connection refused); your "
+            "OPENAI_API_KEY was found but not tried. Check the address and the network."
+            ) in keyed.stdout.splitlines()
+    assert "OpenAI was not tried" not in keyed.stdout
+    port = _closed_port()
+    keyless = _companion(["setup", "--port", str(port)], offline, config)
+    assert "OpenAI was not tried: $OPENAI_API_KEY is not set." in keyless.stdout.splitlines()
+    assert (f"Could not reach a server on port {port} at http://127.0.0.1:{port}/v1 (Connection "
+            "refused). Is the server running?") in keyless.stdout.splitlines()
+    assert "Could not reach OpenAI" not in keyless.stdout
+    for said in (keyed, keyless):
+        assert "No server found" not in said.stdout  # which read as "no key found"
+        assert "--provider openai --model NAME for OpenAI" in said.stderr
+
+
+def test_in_a_terminal_a_server_elsewhere_can_be_typed_in(
+    env: dict[str, str], config: Path, llm: ScriptedLLM
+) -> None:
+    with _Terminal([COMPANION, "--config", str(config), "setup"], env,
+                   config.parent) as terminal:
+        listing = terminal.read_until("]: ")
+        [number] = re.findall(r"(\d+)\. Another server: type its address", listing)
+        terminal.answer(number)
+        terminal.read_until("Server address: ")
+        terminal.answer(llm.base_url)
+        terminal.read_until("Which chat model [1]: ")
+        terminal.answer("1")
+        terminal.read_until("Which embedding model [0]: ")
+        terminal.answer("0")
+        done = terminal.read_to_end()
+    assert terminal.returncode == 0, done
+    assert f"Wrote {config}: fake-chat at {llm.base_url} answers" in done
+    settings = tomllib.loads(config.read_text())["llm"]
+    assert (settings["provider"], settings["base_url"]) == ("openai", llm.base_url)
+
+
+def test_in_a_terminal_openai_can_be_chosen_and_says_why_it_cannot_be_used(
+    env: dict[str, str], config: Path
+) -> None:
+    before = config.read_bytes()
+    with _Terminal([COMPANION, "--config", str(config), "setup"], _openai_unreachable(env),
+                   config.parent) as terminal:
+        listing = terminal.read_until("]: ")
+        [number] = re.findall(r"(\d+)\. OpenAI, with your API key \(read from "
+                              r"\$OPENAI_API_KEY\)", listing)
+        terminal.answer(number)
+        done = terminal.read_to_end()
+    assert terminal.returncode == 1
+    assert ("https://api.openai.com/v1 needs a key: set the environment variable "
+            "OPENAI_API_KEY first") in done
+    assert "Traceback" not in done
     assert config.read_bytes() == before
 
 
