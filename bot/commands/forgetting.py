@@ -34,7 +34,7 @@ async def what_forget_all_takes(memories: UserMemories, user_id: str) -> str:
     shared = len(await memories.pool.rows.of_user(user_id))
     counts = [counted(await memories.rounds.count_rounds(user_id), "round"),
               counted(await memories.topics.count(user_id), "topic"),
-              counted(await memories.facts.count(user_id), "fact"),
+              counted(await memories.facts.count_stored(user_id), "fact"),
               counted(len(await memories.feedback.list_mine(user_id)), "correction"),
               counted(shared, "shared exchange")]
     return (f"This would delete everything I store about you: {', '.join(counts[:-1])} and "

@@ -9,14 +9,14 @@ from typing import Any
 
 import numpy as np
 from sqlalchemy import delete, func, insert, select, union_all, update
-from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from memory.beliefs.belief import belief_columns
+from memory.beliefs.belief import SUPERSEDED, belief_columns
 from memory.facts.search import facts_by_words
 from memory.lexical import user_words
 from memory.protocols import Vector
 from memory.sql.engine import as_utc, utcnow
-from memory.sql.retracted import ACTIVE, retract_row
+from memory.sql.retracted import ACTIVE, RETRACTED, retract_row
 from memory.sql.tables import belief_questions, facts
 from memory.types import Fact, Origin, Speaker
 
@@ -28,6 +28,10 @@ REPLACED = "replaced"
 # A provisional fact the user forgot: its text is gone, its id stays until its window is
 # summarized, so the summary does not bring the statement back.
 FORGOTTEN = "forgotten"
+# What the user is told they have when everything goes (/forget all): the facts searched, and
+# those taken out but kept for undo. Not what is left of provisional facts (replaced by their
+# summary's facts, or forgotten already: an id without words).
+_THE_USERS_FACTS = (ACTIVE, RETRACTED, SUPERSEDED)
 
 
 class SQLFactRows:
@@ -213,6 +217,11 @@ class SQLFactRows:
         async with self._engine.connect() as conn:
             return int((await conn.execute(query)).scalar_one())
 
+    async def count_stored(self, user_id: str) -> int:
+        """The user's facts, retracted and superseded ones too: what `delete` counts."""
+        async with self._engine.connect() as conn:
+            return await _count_the_users_facts(conn, facts.c.user_id == user_id)
+
     async def active_by_ids(self, user_id: str, fact_ids: Sequence[str]) -> list[Fact]:
         """Those of the user's facts that are still active, in no particular order."""
         if not fact_ids:
@@ -238,7 +247,7 @@ class SQLFactRows:
 
     async def delete(self, user_id: str, fact_id: str | None = None) -> int:
         """Delete one of the user's facts, or all of them, with the questions about them;
-        returns how many facts went."""
+        returns how many facts went, counted as `count_stored` counts them."""
         where = facts.c.user_id == user_id
         asked = belief_questions.c.user_id == user_id
         if fact_id is not None:
@@ -247,7 +256,9 @@ class SQLFactRows:
                              | (belief_questions.c.later_id == fact_id))
         async with self._engine.begin() as conn:
             await conn.execute(delete(belief_questions).where(asked))
-            return int((await conn.execute(delete(facts).where(where))).rowcount)
+            going = await _count_the_users_facts(conn, where)
+            await conn.execute(delete(facts).where(where))
+        return going
 
     async def active_ids(self, user_id: str, fact_ids: Sequence[str]) -> set[str]:
         """Those of the ids whose facts are active."""
@@ -277,6 +288,12 @@ class SQLFactRows:
         async with self._engine.connect() as conn:
             rows = (await conn.execute(query)).mappings().all()
         return [to_fact(row) for row in rows]
+
+
+async def _count_the_users_facts(conn: AsyncConnection, where: Any) -> int:
+    query = select(func.count()).select_from(facts).where(
+        where & facts.c.status.in_(_THE_USERS_FACTS))
+    return int((await conn.execute(query)).scalar_one())
 
 
 def _active_of(user_id: str, origin: Origin | None = None) -> Any:

@@ -125,6 +125,11 @@ class FactStore:
     async def count(self, user_id: str, *, origin: Origin | None = None) -> int:
         return await self.rows.count(user_id, origin=origin)
 
+    async def count_stored(self, user_id: str) -> int:
+        """Every fact of the user that forgetting them all deletes: the retracted and the
+        superseded ones too, kept for undo (`count` counts the facts searched)."""
+        return await self.rows.count_stored(user_id)
+
     async def retract(self, user_id: str, fact_id: str) -> Fact | None:
         """Take a fact the user says is wrong out of every search, kept for audit and undo."""
         fact = await self.rows.retract(user_id, fact_id)

@@ -231,6 +231,21 @@ async def test_export_and_forget_all_cover_facts(companion: Companion) -> None:
     assert await companion.facts.count("ben") == 1
 
 
+async def test_forget_all_counts_a_retracted_fact_before_and_after_alike(
+    companion: Companion,
+) -> None:
+    # It said "1 fact" before and "2 facts" after: a retracted fact is kept (for undo) until
+    # everything goes, and goes then.
+    _, wrong = await _facts(companion, "ana", "I adopted a cat named Miso.", "I live in Oslo.")
+    await companion.facts.retract("ana", wrong.id)
+    asked = await _run(companion, "ana", "/forget all")
+    done = await _run(companion, "ana", "/forget all yes")
+    counts = "0 rounds, 0 topics, 2 facts, 0 corrections and 0 shared exchanges"
+    assert asked.startswith(f"This would delete everything I store about you: {counts}, ")
+    assert done == f"Forgotten: {counts}. We start afresh."
+    assert await _run(companion, "ana", "/forget all") == asked.replace("2 facts", "0 facts")
+
+
 async def test_why_says_how_each_memory_was_found(companion: Companion, llm: ScriptedLLM) -> None:
     [cat] = await _facts(companion, "ana", "I adopted a cat named Miso.")
     await _chat(companion, "ana", "How is Miso the cat doing?")
