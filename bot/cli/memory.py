@@ -81,22 +81,48 @@ def _print_overview(report: dict[str, Any]) -> None:
                f"({report['rounds_unsummarized']} not yet summarized), "
                f"{counted(report['topics_total'], 'topic')}, "
                f"{counted(report['facts_total'], 'fact')}")
+    _print_rounds(report)
+    _print_topics(report)
+    _print_facts(report)
+
+
+def _print_rounds(report: dict[str, Any]) -> None:
     recent = report["recent_rounds"]
+    if not recent:  # the first line says there are none
+        return
     click.echo(f"\nLast {counted(len(recent), 'round')}:")
     # Numbered among the user's own rounds (the database's ids run across every user).
     first = report["rounds_total"] - len(recent) + 1
     for number, r in enumerate(recent, start=first):
-        click.echo(f"  #{number} [{r['status']}] you: {r['user']}")
+        _echo_indented(f"  #{number} [{r['status']}] you: ", r["user"])
         if r["reply"]:
-            click.echo(f"  {' ' * len(str(number))}  companion: {r['reply']}")
+            _echo_indented(f"  {' ' * len(str(number))}  companion: ", r["reply"])
+
+
+def _print_topics(report: dict[str, Any]) -> None:
     click.echo("\nTopics:")
     for t in report["topics"]:
-        click.echo(f"  [{t['id'][:8]}] {t['label']}: {t['description']}")
+        _echo_indented(f"  [{t['id'][:8]}] {t['label']}: ", t["description"])
     if not report["topics"]:
         click.echo("  (none yet: topics are summarized from the rounds over time)")
-    click.echo(f"\nNewest {counted(len(report['newest_facts']), 'fact')}:")
-    for f in report["newest_facts"]:
-        click.echo(f"  [{f['id'][:8]}] {f['said_at'][:10]} {f['said_by']}: {f['text']}")
+
+
+def _print_facts(report: dict[str, Any]) -> None:
+    newest = report["newest_facts"]
+    if not newest:  # the first line says there are none
+        return
+    click.echo(f"\nNewest {counted(len(newest), 'fact')}:")
+    for f in newest:
+        _echo_indented(f"  [{f['id'][:8]}] {f['said_at'][:10]} {f['said_by']}: ", f["text"])
+
+
+def _echo_indented(lead: str, text: str) -> None:
+    """`lead` then `text`, its further lines starting under its first: a reply of several
+    lines stays inside its round instead of starting at the margin."""
+    first, *rest = text.splitlines() or [""]
+    click.echo(lead + first)
+    for line in rest:
+        click.echo((" " * len(lead) + line).rstrip())
 
 
 @memory.command()

@@ -71,6 +71,25 @@ def test_say_prints_the_reply_and_remembers_it(env: dict[str, str], llm: Scripte
     assert nobody.startswith("Nothing is stored for user 'anna'")
 
 
+def test_memory_keeps_a_reply_of_several_lines_inside_its_round_and_shows_no_empty_section(
+    env: dict[str, str], llm: ScriptedLLM
+) -> None:
+    llm.enqueue("Three ideas:\n- a walk\n\n- a book")
+    _run(["say", "--user", "ana", "What could I do today?"], env)
+    shown = _run(["memory", "--user", "ana"], env)
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout.endswith(
+        "Last 1 round:\n"
+        "  #1 [answered] you: What could I do today?\n"
+        "     companion: Three ideas:\n"
+        "                - a walk\n"
+        "\n"
+        "                - a book\n"
+        "\n"
+        "Topics:\n"
+        "  (none yet: topics are summarized from the rounds over time)\n")  # no "Newest 0 facts"
+
+
 def test_say_dash_holds_a_conversation_from_stdin(env: dict[str, str], llm: ScriptedLLM) -> None:
     llm.enqueue("Hi Ana!", "You said your name is Ana.")
     said = _run(["say", "-"], env, stdin="My name is Ana\n\nWhat is my name?\n")
