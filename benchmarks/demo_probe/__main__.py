@@ -27,10 +27,11 @@ settings (the demo model, llama.cpp in-process), messages sent with `Dialogue.re
 seeds each call from a fixed default seed, so a run is repeatable on one machine).
 
 Measured: the share of second replies that contain the remembered word (case-insensitive, as
-a whole word; a plural or "-ing" form where the probe allows it), the median reply length in
+a whole word; a plural or "-ing" form where the probe allows it), and of what the person read
+that does (the reply, or the memory shown under it), the median reply length in
 words (both turns), the median seconds per reply, and the share of replies with a line that
 starts with a speaker label ("Host:", "User:", "Mia:"...), i.e. the model writing the next turn
-itself, printed as `remembered=0.xx median_words=N`.
+itself, printed as `remembered=0.xx shown=0.xx median_words=N`.
 
 `--before` answers the two-turn probes with the demo model as it was: the paper's full prompt
 (`build_messages`, Recency as a text block) and the old sampling (`llm.max_tokens` tokens,
@@ -82,17 +83,23 @@ class Probe:
 
 PROBES = tuple(Probe(**record) for record in read_set("demo_probes").records)
 # A line that starts like a transcript turn: the model writing the next speaker's line.
-SPEAKER_LINE = re.compile(r"^\s*(host|user|you|assistant|mia|me)\s*:", re.IGNORECASE | re.MULTILINE)
+SPEAKER_LINE = re.compile(r"^\s*(host|user|you|assistant|mia|me|a|q|system)\s*:",
+                          re.IGNORECASE | re.MULTILINE)
 
 
 @dataclass(frozen=True, slots=True)
 class Reply:
-    text: str
+    text: str  # what the person read
     seconds: float
 
     @property
+    def said(self) -> str:
+        """The model's words, without the memory shown under them."""
+        return self.text.split(NOTE_OPENING, 1)[0]
+
+    @property
     def words(self) -> int:
-        return len(self.text.split())
+        return len(self.said.split())
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,7 +110,16 @@ class Result:
 
     @property
     def remembered(self) -> bool:
-        return re.search(rf"\b(?:{self.probe.word})\b", self.second.text, re.IGNORECASE) is not None
+        """The second reply itself holds the word."""
+        return self._holds(self.second.said)
+
+    @property
+    def shown(self) -> bool:
+        """What the person read holds it: the reply, or the memory shown under it."""
+        return self._holds(self.second.text)
+
+    def _holds(self, text: str) -> bool:
+        return re.search(rf"\b(?:{self.probe.word})\b", text, re.IGNORECASE) is not None
 
 
 def before_model(settings: Settings) -> ChatModel:
@@ -142,14 +158,15 @@ async def run_probe(probe: Probe, folder: Path, before: bool) -> Result:
 def table(results: list[Result], label: str) -> str:
     replies = [r for result in results for r in (result.first, result.second)]
     remembered = sum(r.remembered for r in results) / len(results)
-    leaked = sum(bool(SPEAKER_LINE.search(r.text)) for r in replies) / len(replies)
+    shown = sum(r.shown for r in results) / len(results)
+    leaked = sum(bool(SPEAKER_LINE.search(r.said)) for r in replies) / len(replies)
     words = statistics.median(r.words for r in replies)
     seconds = statistics.median(r.seconds for r in replies)
     return "\n".join([
-        table_head("run", "probes", "remembered", "median words", "p50 s/reply",
-                   "speaker lines"),
-        table_row(label, len(results), f"{remembered:.2f}", f"{words:g}", f"{seconds:.1f}",
-                  f"{leaked:.2f}"),
+        table_head("run", "probes", "reply has it", "shown (reply or memory)", "median words",
+                   "p50 s/reply", "speaker lines"),
+        table_row(label, len(results), f"{remembered:.2f}", f"{shown:.2f}", f"{words:g}",
+                  f"{seconds:.1f}", f"{leaked:.2f}"),
     ])
 
 
@@ -161,11 +178,6 @@ class Heard:
     text: str
     answer: tuple[str, ...]
     read: Reply
-
-    @property
-    def reply(self) -> str:
-        """The model's words, without the memory shown under them."""
-        return self.read.text.split(NOTE_OPENING, 1)[0]
 
     @property
     def shown(self) -> bool:
@@ -191,7 +203,7 @@ def chat_row(label: str, heard: list[Heard]) -> tuple[str, float, float]:
     questions = [h for h in heard if h.kind == "question"]
     general = [h for h in heard if h.kind == "general"]
     shown_right = sum(h.holds_answer(h.read.text) for h in questions) / len(questions)
-    reply_right = sum(h.holds_answer(h.reply) for h in questions) / len(questions)
+    reply_right = sum(h.holds_answer(h.read.said) for h in questions) / len(questions)
     shown_general = sum(h.shown for h in general) / len(general)
     seconds = statistics.median(h.read.seconds for h in heard)
     row = table_row(label, len(questions), f"{shown_right:.2f}", f"{reply_right:.2f}",
@@ -234,7 +246,8 @@ async def pairs(before: bool, limit: int, verbose: bool) -> None:
     remembered = sum(r.remembered for r in results) / len(results)
     words = statistics.median(r.words for result in results for r in (result.first,
                                                                         result.second))
-    print(f"remembered={remembered:.2f} median_words={words:g}\n", flush=True)
+    shown = sum(r.shown for r in results) / len(results)
+    print(f"remembered={remembered:.2f} shown={shown:.2f} median_words={words:g}\n", flush=True)
 
 
 async def main(sets: list[str], before: bool, limit: int, verbose: bool) -> None:
