@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import sys
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -82,12 +83,14 @@ async def _join(name: str, user_id: int) -> discord.Member:
 
 @pytest.fixture
 async def served(
-    tmp_path: Path, llm: ScriptedLLM, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, llm: ScriptedLLM, monkeypatch: pytest.MonkeyPatch,
+    request: pytest.FixtureRequest,
 ) -> AsyncIterator[Served]:
     monkeypatch.chdir(tmp_path)  # dpytest writes sent files to the working folder
     monkeypatch.setattr(dpy_backend.FakeHttp, "send_message", _send_message_keeping_content)
-    settings = make_settings(tmp_path, llm, discord={"admin_ids": [ADMIN],
-                                                     "edit_interval_seconds": 0.0})
+    chat = getattr(request, "param", {})  # [chat] settings a test asks for (indirect)
+    settings = make_settings(tmp_path, llm, chat=chat,
+                             discord={"admin_ids": [ADMIN], "edit_interval_seconds": 0.0})
     async with open_companion(settings) as companion:
         desk = companion.desk
         intents = companion_intents()
@@ -148,6 +151,21 @@ async def test_a_direct_message_is_answered_and_stored_for_the_discord_user(
     [round_] = await served.companion.rounds.recent_rounds(f"discord:{ANN}", 5)
     assert (round_.user_text, round_.status) == ("I am home", RoundStatus.ANSWERED)
     assert "Miso" in llm.last_system_prompt
+
+
+@pytest.mark.parametrize("served", [{"show_memory": "on"}], indirect=True)
+async def test_the_memory_that_answers_a_question_is_shown_under_the_reply(
+    served: Served, llm: ScriptedLLM
+) -> None:
+    llm.enqueue("Lovely!")
+    await served.say("My sister's name is Lea, she lives in Vienna.", served.ann, dm=True)
+    llm.enqueue("Her name is Luna!")
+    await served.say("What's my sister called again?", served.ann, dm=True)
+    [_, reply] = served.texts()
+    words, note = reply.split("\n\n", 1)
+    assert words == "Her name is Luna!"  # the model's words, as it said them
+    assert re.fullmatch(r"\(From my memory, #\d+ in /why: on .+ you said "
+                        r"\u201cMy sister's name is Lea, she lives in Vienna\.\u201d\)", note)
 
 
 async def test_in_a_channel_only_a_mention_or_a_reply_is_answered(

@@ -93,6 +93,22 @@ async def test_a_private_chat_is_answered_stored_and_remembered(
     assert "Recency: 0 recent rounds" in why and "hobbies" in why
 
 
+async def test_the_memory_that_answers_a_question_is_shown_under_the_reply(
+    tmp_path: Path, llm: ScriptedLLM, fake: FakeTelegram
+) -> None:
+    async with _serve(_settings(tmp_path, llm, fake, chat={"show_memory": "on"}), fake) as served:
+        llm.enqueue("Lovely!")
+        fake.private_message(ANN, "My sister's name is Lea, she lives in Vienna.")
+        await served.answered(ANN)
+        llm.enqueue("Her name is Luna!")
+        fake.private_message(ANN, "What's my sister called again?")
+        [_, reply] = await served.answered(ANN, 2)
+    words, note = reply.split("\n\n", 1)
+    assert words == "Her name is Luna!"  # the model's words, as it said them
+    assert re.fullmatch(r"\(From my memory, #\d+ in /why: on .+ you said "
+                        r"\u201cMy sister's name is Lea, she lives in Vienna\.\u201d\)", note)
+
+
 async def test_in_a_group_only_mentions_and_replies_are_answered_for_the_speaker(
     served: Served, fake: FakeTelegram, llm: ScriptedLLM
 ) -> None:

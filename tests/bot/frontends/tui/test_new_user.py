@@ -217,3 +217,17 @@ async def test_emoji_leave_the_side_panels_border_in_its_column(
     border_columns = {_codepoint_width(row[:row.index("│")]) for row in chat_rows}
     assert len(border_columns) == 1, border_columns
     assert {_codepoint_width(row) for row in rows} == {100}
+
+
+async def test_the_memory_that_answers_a_question_is_shown_under_the_reply(
+    tmp_path: Path, llm: ScriptedLLM
+) -> None:
+    app = _app(make_settings(tmp_path, llm, chat={"show_memory": "on"}))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await _ready(pilot)
+        await _send(pilot, "My sister's name is Lea, she lives in Vienna.")
+        llm.enqueue("Her name is Luna!")
+        await _send(pilot, "What's my sister called again?")
+        shown = _text(app.query(CompanionMessage).last())
+    assert shown.startswith("Mia: Her name is Luna!")  # the model's words, as it said them
+    assert "(From my memory, #" in shown and "you said \u201cMy sister's name is Lea" in shown
