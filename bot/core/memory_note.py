@@ -9,10 +9,15 @@ for other models unless `chat.show_memory` says so.
 
 A message asks about the person when it is a question (a question mark, or a question word or a
 request to recall first) that speaks of the speaker ("my", "I", "we"); the memory must be
-something the person said or taught, found by meaning at `MIN_SIMILARITY` or more, and not one
-a newer statement replaced. Tuned on benchmarks/data/demo_conversations_development.jsonl; the
-measure is `python -m benchmarks.demo_probe` (its independent set too). English only: the
-question and person words are English, as the demo model is.
+something the person said or taught, found by meaning at `MIN_SIMILARITY` or more. A statement
+shown as earlier in the prompt (a newer one on its subject is there too) is passed over for the
+newer one when that one was found by meaning as well; when only the older one answers the
+question by meaning, it is shown, with its day: the subject of small talk is often misread
+("Okay, that's enough procrastinating" taken for something about a car), and a question about
+the car is answered by the statement about the car. Tuned on
+benchmarks/data/demo_conversations_development.jsonl; the measure is `python -m
+benchmarks.demo_probe` (its independent set too). English only: the question and person words
+are English, as the demo model is.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ import re
 from dataclasses import dataclass
 
 from memory.days import day
-from memory.types import Fact, Origin, Recall, Speaker
+from memory.types import Fact, Found, Origin, Recall, Speaker
 
 # The cosine of the message and the memory below which a memory is not shown: at 0.25 the
 # development set's questions got the right memory 95% of the time, general questions one in 30.
@@ -59,10 +64,12 @@ def memory_to_show(recall: Recall, message: str) -> ShownMemory | None:
     if not asks_about_the_speaker(message):
         return None
     numbered = recall.numbered()
-    candidates = [found for found in recall.relevant
-                  if isinstance(found.memory, Fact) and not found.earlier
-                  and found.similarity is not None and found.similarity >= MIN_SIMILARITY
-                  and _theirs(found.memory)]
+    answering = [found for found in recall.relevant
+                 if isinstance(found.memory, Fact) and found.similarity is not None
+                 and found.similarity >= MIN_SIMILARITY and _theirs(found.memory)]
+    newer_subjects = {_subject(found) for found in answering if not found.earlier}
+    candidates = [found for found in answering
+                  if not (found.earlier and _subject(found) in newer_subjects)]
     if not candidates:
         return None
     best = max(candidates, key=lambda found: found.similarity or 0.0)
@@ -76,6 +83,10 @@ def asks_about_the_speaker(message: str) -> bool:
         return False
     question = "?" in message or words[0] in _OPENINGS
     return question and any(word in _SPEAKER for word in words)
+
+
+def _subject(found: Found) -> str | None:
+    return found.memory.subject if isinstance(found.memory, Fact) else None
 
 
 def _theirs(fact: Fact) -> bool:

@@ -14,8 +14,10 @@ from pathlib import Path
 import pytest
 
 from bot.app import Companion, open_companion
+from bot.core.memory_note import memory_to_show
 from bot.settings import load_settings
 from memory.days import day
+from memory.types import Fact, Found, Recall, Speaker
 from tests.chatting import run, say
 from tests.conftest import make_settings
 from tests.fakes.openai_server import ScriptedLLM
@@ -96,3 +98,31 @@ async def test_with_the_demo_model_a_first_session_shows_the_memory(tmp_path: Pa
         said, finished = await say(companion, "What did I say I grow on my balcony?")
     assert finished is not None
     assert re.search(r"From my memory, #\d+ in /why: .*tomatoes", said), said
+
+
+def _fact(number: int, text: str, subject: str) -> Fact:
+    return Fact(f"f{number}", "ana", text, Speaker.USER, datetime(2026, 3, number, tzinfo=UTC),
+                (number,), subject=subject)
+
+
+MOVED = _fact(1, "I live in Paris, near the canal.", "home")
+BERLIN = _fact(2, "We moved to Berlin last month.", "home")
+SMALL_TALK_READ_AS_HOME = _fact(3, "Okay, that's enough procrastinating for now.", "home")
+
+
+def test_a_newer_statement_found_by_meaning_is_shown_over_the_one_it_replaced() -> None:
+    recall = Recall(recent=(), latest=(), relevant=(
+        Found(MOVED, 0.03, similarity=0.62, earlier=True),
+        Found(BERLIN, 0.02, similarity=0.41)))
+    shown = memory_to_show(recall, "Where do I live?")
+    assert shown is not None and (shown.number, shown.fact) == (2, BERLIN)
+
+
+def test_the_statement_that_answers_is_shown_when_its_replacement_answers_nothing() -> None:
+    """The newest statement on a subject is brought into the prompt whatever it says; when it
+    was not found by meaning (small talk whose subject was misread), it is not the answer."""
+    recall = Recall(recent=(), latest=(), relevant=(
+        Found(SMALL_TALK_READ_AS_HOME, 0.0, newest_on="home"),
+        Found(MOVED, 0.03, similarity=0.62, earlier=True)))
+    shown = memory_to_show(recall, "Where do I live?")
+    assert shown is not None and (shown.number, shown.fact) == (2, MOVED)
