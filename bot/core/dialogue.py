@@ -257,9 +257,8 @@ class Dialogue:
                 raise ModelUnavailable("The language model returned an empty reply.")
             cited = tuple(marks.cited)
             memory = self._shown(answer)
-            if memory is not None:  # shown under the reply, kept as cited, not as its words
+            if memory is not None:  # shown under the reply: neither its words nor its citation
                 yield Delta(memory.note())
-                cited += () if memory.number in cited else (memory.number,)
             keys = [memory_key(numbered[n - 1]) for n in cited]
             used = used_record(answer.recall, answer.asked, cited)
             await _kept(keeping)

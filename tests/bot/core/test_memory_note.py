@@ -51,10 +51,13 @@ async def test_a_question_about_the_person_shows_the_memory_that_answers_it(
     [(number, when, quoted)] = NOTE.findall(said)
     assert quoted == SISTER
     assert when == day(datetime.now(UTC))
-    assert finished is not None and int(number) in finished.cited
     why = await run(showing, "/why")
-    relied = why.split("My reply relied on:")[1].split("\n\n")[0]
-    assert f"{number}. " in relied and "Lea" in relied
+    assert re.search(rf"\n  {number}\. .*Lea", why), why  # its number in /why
+    # Not what the model relied on: "that's wrong" about the model's words asks which memory,
+    # and never takes out the one the note showed.
+    assert finished is not None and int(number) not in finished.cited
+    wrong, _ = await say(showing, "No, that's wrong: her name is Lea")
+    assert wrong.startswith("Which memory is wrong?")
 
 
 async def test_other_messages_show_no_memory(showing: Companion, llm: ScriptedLLM) -> None:
