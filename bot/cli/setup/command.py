@@ -86,7 +86,7 @@ async def _choose(provider: str | None, base_url: str | None, model: str | None,
         server = _server_at(base_url, key_env)
         found = None if model else await list_models(server)
     else:
-        found = await _pick_server(ports)
+        found = await _pick_server(ports, key_env)
         if found is None:
             return ModelChoice()
         server = found.server
@@ -107,8 +107,9 @@ def _server_at(base_url: str, key_env: str | None) -> Server:
     return Server("", base_url.rstrip("/"), key_env)
 
 
-async def _pick_server(ports: tuple[int, ...]) -> Found | None:
-    """A server that answered (found, typed in, or OpenAI), or None for the demo model."""
+async def _pick_server(ports: tuple[int, ...], key_env: str | None) -> Found | None:
+    """A server that answered (found, typed in, or OpenAI), or None for the demo model.
+    `key_env` (`--api-key-env`) names the key of a server whose address is typed in."""
     click.echo("Looking for model servers on this machine...")
     looked = await find_servers(places_to_look(ports))
     for line in _why_not_found(looked):
@@ -121,7 +122,7 @@ async def _pick_server(ports: tuple[int, ...]) -> Found | None:
     # With nothing found, Enter takes the demo model, which needs nothing.
     default = 1 if looked.found else len(choices)
     number = click.prompt("Use", type=click.IntRange(1, len(choices)), default=default)
-    return await _chosen(choices[number - 1])
+    return await _chosen(choices[number - 1], key_env)
 
 
 def _why_not_found(looked: Looked) -> list[str]:
@@ -149,7 +150,7 @@ def _choice_line(choice: Found | Other) -> str:
     return f"{choice.server.where}: {_models_line(choice)}"
 
 
-async def _chosen(choice: Found | Other) -> Found | None:
+async def _chosen(choice: Found | Other, key_env: str | None) -> Found | None:
     """The server chosen, with its models; None for the demo model."""
     if isinstance(choice, Found):
         return choice
@@ -158,7 +159,7 @@ async def _chosen(choice: Found | Other) -> Found | None:
     if choice is Other.OPENAI:
         return await list_models(_server_at(OPENAI_URL, None))
     address = click.prompt("Server address").strip()
-    return await list_models(_server_at(address, None))
+    return await list_models(_server_at(address, key_env))
 
 
 def _models_line(found: Found) -> str:

@@ -201,11 +201,13 @@ def test_each_place_that_gave_nothing_says_its_own_cause(
         assert "--provider openai --model NAME for OpenAI" in said.stderr
 
 
+@pytest.mark.parametrize("key_env", [None, "MY_SERVER_KEY"])
 def test_in_a_terminal_a_server_elsewhere_can_be_typed_in(
-    env: dict[str, str], config: Path, llm: ScriptedLLM
+    env: dict[str, str], config: Path, llm: ScriptedLLM, key_env: str | None
 ) -> None:
-    with _Terminal([COMPANION, "--config", str(config), "setup"], env,
-                   config.parent) as terminal:
+    key = ["--api-key-env", key_env] if key_env else []
+    with _Terminal([COMPANION, "--config", str(config), "setup", *key],
+                   env | ({key_env: SECRET} if key_env else {}), config.parent) as terminal:
         listing = terminal.read_until("]: ")
         [number] = re.findall(r"(\d+)\. Another server: type its address", listing)
         terminal.answer(number)
@@ -220,6 +222,8 @@ def test_in_a_terminal_a_server_elsewhere_can_be_typed_in(
     assert f"Wrote {config}: fake-chat at {llm.base_url} answers" in done
     settings = tomllib.loads(config.read_text())["llm"]
     assert (settings["provider"], settings["base_url"]) == ("openai", llm.base_url)
+    if key_env:  # the key named on the command line is the typed-in server's
+        assert settings["api_key_env"] == key_env
 
 
 def test_in_a_terminal_openai_can_be_chosen_and_says_why_it_cannot_be_used(
