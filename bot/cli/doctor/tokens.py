@@ -16,12 +16,17 @@ DISCORD_ME_URL = "https://discord.com/api/v10/users/@me"
 
 async def check_telegram(settings: Settings, environ: Mapping[str, str] = os.environ) -> Check:
     """The token, when set, is accepted by Telegram (getMe). Never printed."""
-    from bot.tokens import TELEGRAM_TOKEN_ENV
+    from bot.errors import ConfigError
+    from bot.tokens import TELEGRAM_TOKEN_ENV, check_telegram_token
 
     token = environ.get(TELEGRAM_TOKEN_ENV, "").strip()
     if not token:
         return Check("telegram", None, f"{TELEGRAM_TOKEN_ENV} not set (needed only for "
                      "companion run --telegram)", needed_for_chat=False)
+    try:  # as `companion run` does: a token of the wrong shape is never sent
+        check_telegram_token(token)
+    except ConfigError as error:
+        return Check("telegram", False, str(error), needed_for_chat=False)
     return _token_check("telegram", TELEGRAM_TOKEN_ENV, "Telegram",
                         await _get(f"{settings.telegram.base_url}{token}/getMe", {}),
                         "the token @BotFather gave")

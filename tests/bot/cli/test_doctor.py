@@ -226,8 +226,8 @@ async def _doctor_async(env: dict[str, str]) -> tuple[int, str, str]:
 
 
 async def test_telegram_tokens_are_checked_and_never_printed(env: dict[str, str]) -> None:
-    secret = "987654:SECRET-never-to-be-printed"
-    async with FakeTelegram(token="123456:RIGHT-token") as telegram:
+    secret = "987654:SECRET-never-to-be-printed-anywhere-at-all"
+    async with FakeTelegram(token="123456:RIGHT-token-of-the-shape-botfather-gives") as telegram:
         env = env | {"COMPANION_TELEGRAM__BASE_URL": telegram.base_url,
                      "TELEGRAM_BOT_TOKEN": secret}
         code, out, err = await _doctor_async(env)
@@ -242,6 +242,13 @@ async def test_telegram_tokens_are_checked_and_never_printed(env: dict[str, str]
         assert _lines(out)["telegram"] == ("OK", "TELEGRAM_BOT_TOKEN accepted "
                                                  "(@companion_test_bot)")
         assert telegram.token not in out
+
+        asked = len(telegram.calls)
+        code, out, err = await _doctor_async(env | {"TELEGRAM_BOT_TOKEN": '"123456:AAH-cut'})
+        status, text = _lines(out)["telegram"]
+        assert (status, text.startswith("TELEGRAM_BOT_TOKEN does not look like a Telegram bot "
+                                        "token")) == ("WARN", True)
+        assert "AAH-cut" not in out + err and len(telegram.calls) == asked  # never sent
 
     closed = f"http://127.0.0.1:{_free_port()}/bot"
     code, out, err = await _doctor_async(env | {"COMPANION_TELEGRAM__BASE_URL": closed})
