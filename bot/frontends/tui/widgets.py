@@ -50,8 +50,9 @@ class Note(SteadyText):
 THINKING = "thinking…"
 STOPPED = " [stopped]"
 # A reply that gets no new words for this long is waiting on the model again (after the note
-# that opens the answer to /wrong or /correct, say): it says "thinking…" until they come.
-STALL_SECONDS = 0.5
+# that opens the answer to /wrong or /correct, say): it says "thinking…" until they come. Longer
+# than the pauses between the sentences of a slow model, so the line does not blink between them.
+STALL_SECONDS = 2.0
 
 
 class CompanionMessage(SteadyText):

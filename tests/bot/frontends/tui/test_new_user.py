@@ -131,7 +131,7 @@ async def test_the_answer_given_again_after_a_correction_says_it_is_thinking(
         await _send(pilot, "What word is similar to good?")
         # The model finds the subject of the message at once, then is slow to answer again.
         llm.answers["Which words of this message say what it is about"] = "similar"
-        llm.enqueue(Reply("Fine.", delay=1.2))
+        llm.enqueue(Reply("Fine.", delay=3.5))
         await pilot.click(HistoryInput)
         await pilot.press(*"/correct I wanted a synonym", "enter")
         await wait_until(lambda: len(app.query(CompanionMessage)) == 3)
