@@ -97,12 +97,12 @@ def main(here: bool) -> None:
         second = timed([companion, "say", "-"], folder, env, "Where do I live?\n")
         rows.append(("first reply (say, fresh data folder)", first))
         rows.append(("second reply (say, same folder)", second))
-        cheapest: list[float] = []
+        cheap_seconds: list[float] = []
         for label, args in CHEAP.items():
             runs = [timed([companion, *args], folder, env) for _ in range(RUNS)]
             median = Timed(statistics.median(r.seconds for r in runs),
                            max(r.peak_mb for r in runs), runs[0].exit_code)
-            cheapest.append(median.seconds)
+            cheap_seconds.append(median.seconds)
             rows.append((label, median))
     print(f"setup of a clean clone: {setup_seconds:.0f} s "
           f"(llama.cpp's wheel {'cached' if cached else 'built'})\n")
@@ -111,7 +111,7 @@ def main(here: bool) -> None:
         print(table_row(label, f"{result.seconds:.2f}", f"{result.peak_mb:.0f}",
                         result.exit_code))
     print(f"\nsetup_s={setup_seconds:.0f} first_reply_s={first.seconds:.1f} "
-          f"slowest_cheap_command_s={max(cheapest):.2f}")
+          f"slowest_cheap_command_s={max(cheap_seconds):.2f}")
 
 
 if __name__ == "__main__":
