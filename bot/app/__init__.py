@@ -26,6 +26,7 @@ from bot.core.demo_prompt import DEMO_PROMPT
 from bot.core.dialogue import Dialogue
 from bot.core.fixes import Fixes
 from bot.core.ingest import Imported, store_exchanges
+from bot.core.memory_note import MemoryNotes
 from bot.core.persona_choice import PersonaChoice
 from bot.core.prompt import PAPER_PROMPT, PromptStyle
 from bot.core.sharing import Sharing
@@ -38,6 +39,7 @@ from jobs.pool.growth import PoolGrowth
 from jobs.pool.upkeep import PoolUpkeep
 from jobs.scheduler import SweepScheduler
 from jobs.worker import MemoryWorker, SweepReport
+from memory.answers import Answers
 from memory.beliefs.rows import SQLBeliefRows
 from memory.errors import EmbeddingUnavailable, VectorStoreUnavailable
 from memory.facts.provisional import ProvisionalFacts
@@ -193,7 +195,8 @@ def _wired(settings: Settings, stores: Stores, model: ChatModel, worker: MemoryW
         rounds=stores.rounds, recall=recall, personas=choice, model=model,
         prompt=prompt, fixes=fixes, teaching=teaching,
         chat=settings.chat, turns=turns, provisional=provisional, upkeep=worker,
-        show_memory=_shows_memory(settings.chat.show_memory, prompt))
+        notes=(MemoryNotes(Answers(stores.embedder, stores.subjects))
+               if _shows_memory(settings.chat.show_memory, prompt) else None))
     sharing = Sharing(stores.pool, stores.rounds, personas, worker)
     access = AccessPolicy.from_settings(
         settings, SQLMessageCounts(stores.engine) if shared else None)

@@ -18,7 +18,7 @@ from typing import Any
 from bot.core.citations import CitationFilter
 from bot.core.fixes import Answer, Fix, Fixes, Retract
 from bot.core.inbound import Incoming, clean_message
-from bot.core.memory_note import ShownMemory, memory_to_show
+from bot.core.memory_note import MemoryNotes, ShownMemory
 from bot.core.persona_choice import PersonaChoice
 from bot.core.prompt import PromptStyle
 from bot.core.teaching import Teaching, taught_note
@@ -115,13 +115,13 @@ class Dialogue:
         provisional: ProvisionalFacts | None = None,
         upkeep: Upkeep | None = None,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
-        show_memory: bool = False,
+        notes: MemoryNotes | None = None,
     ) -> None:
         """`prompt` writes each reply's messages (the demo model gets a shorter prompt).
         `provisional` keeps what a private message tells as facts while it is answered.
         `upkeep` is told of every stored round and finished private reply (the memory jobs
-        start from there). `clock` tells the prompt today's date. `show_memory`: a reply to a
-        question about the person shows the memory that answers it (`bot.core.memory_note`)."""
+        start from there). `clock` tells the prompt today's date. `notes`: a reply to a question
+        about the person shows the memory that answers it (`bot.core.memory_note`; None: never)."""
         self._rounds = rounds
         self._recall = recall
         self._personas = personas
@@ -134,7 +134,7 @@ class Dialogue:
         self._provisional = provisional
         self._upkeep = upkeep
         self._clock = clock
-        self._show_memory = show_memory
+        self._notes = notes
 
     async def respond(self, incoming: Incoming) -> AsyncGenerator[ReplyEvent, None]:
         """Store the message, recall memories, stream the reply, store it.
@@ -256,7 +256,7 @@ class Dialogue:
             if not reply:
                 raise ModelUnavailable("The language model returned an empty reply.")
             cited = tuple(marks.cited)
-            memory = self._shown(answer)
+            memory = await self._shown(answer)
             if memory is not None:  # shown under the reply: neither its words nor its citation
                 yield Delta(memory.note())
             keys = [memory_key(numbered[n - 1]) for n in cited]
@@ -280,10 +280,10 @@ class Dialogue:
                 await asyncio.shield(_kept(keeping))
                 await asyncio.shield(self._rounds.fail_round(round_, "".join(pieces), used))
 
-    def _shown(self, answer: Answer) -> ShownMemory | None:
-        if not self._show_memory:
+    async def _shown(self, answer: Answer) -> ShownMemory | None:
+        if self._notes is None:
             return None
-        return memory_to_show(answer.recall, answer.asked)
+        return await self._notes.to_show(answer.recall, answer.asked)
 
     def _exchange_finished(self, user_id: str, round_id: int) -> None:
         if self._upkeep is not None:

@@ -8,16 +8,11 @@ the model's words: it is set apart and says where it comes from. On with the dem
 for other models unless `chat.show_memory` says so.
 
 A message asks about the person when it is a question (a question mark, or a question word or a
-request to recall first) that speaks of the speaker ("my", "I", "we"); the memory must be
-something the person said or taught, found by meaning at `MIN_SIMILARITY` or more. A statement
-shown as earlier in the prompt (a newer one on its subject is there too) is passed over for the
-newer one when that one was found by meaning as well; when only the older one answers the
-question by meaning, it is shown, with its day: the subject of small talk is often misread
-("Okay, that's enough procrastinating" taken for something about a car), and a question about
-the car is answered by the statement about the car. Tuned on
-benchmarks/data/demo_conversations_development.jsonl; the measure is `python -m
-benchmarks.demo_probe` (its independent set too). English only: the question and person words
-are English, as the demo model is.
+request to recall first) that speaks of the speaker ("my", "I", "we") and does not ask for
+advice ("how do I...", "what should I...", "why do we...": there "I" is anyone). Which memory
+answers it is `memory.answers`' to say: one of the person's own statements in the prompt, by
+meaning and by what it is about. The question and person words are English, as the demo model
+is; tuned and measured with `python -m benchmarks.demo_probe`.
 """
 
 from __future__ import annotations
@@ -25,13 +20,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from memory.answers import Answers
 from memory.days import day
-from memory.types import Fact, Found, Origin, Recall, Speaker
+from memory.types import Fact, Origin, Recall
 
-# The cosine of the message and the memory below which a memory is not shown: at 0.25 the
-# development set's questions got the right memory 94% of the time, general questions one in 30;
-# the independent set's 83%, most misses being statements said indirectly, at 0.20-0.23.
-MIN_SIMILARITY = 0.25
 _WORDS = re.compile(r"[\w']+")
 # The words that open a question, or ask to be reminded, when there is no question mark.
 _OPENINGS = frozenset({
@@ -42,6 +34,11 @@ _OPENINGS = frozenset({
 # The words by which a message speaks of its speaker.
 _SPEAKER = frozenset({"i", "me", "my", "mine", "we", "us", "our", "ours", "i'm", "im", "i've",
                       "i'd", "i'll", "we're"})
+# A request for advice, a how-to or a why of the world: the speaker stands for anyone ("how do I
+# sharpen a chisel?", "what should I eat before a run?", "why do we get hiccups?"), and no
+# memory answers it.
+_ADVICE = re.compile(r"\b(?:(?:how|why)\s+(?:do|does|can|could|should|would)|should|could|would"
+                     r"|can|might|must|shall)\s+(?:i|we)\b", re.IGNORECASE)
 
 
 NOTE_OPENING = "\n\n(From my memory, #"
@@ -60,22 +57,21 @@ class ShownMemory:
                 f"\u201c{self.fact.text.strip()}\u201d)")
 
 
-def memory_to_show(recall: Recall, message: str) -> ShownMemory | None:
-    """The memory that answers `message`, when it asks about the person and one does."""
-    if not asks_about_the_speaker(message):
-        return None
-    numbered = recall.numbered()
-    answering = [found for found in recall.relevant
-                 if isinstance(found.memory, Fact) and found.similarity is not None
-                 and found.similarity >= MIN_SIMILARITY and _theirs(found.memory)]
-    newer_subjects = {_subject(found) for found in answering if not found.earlier}
-    candidates = [found for found in answering
-                  if not (found.earlier and _subject(found) in newer_subjects)]
-    if not candidates:
-        return None
-    best = max(candidates, key=lambda found: found.similarity or 0.0)
-    assert isinstance(best.memory, Fact)
-    return ShownMemory(numbered.index(best.memory) + 1, best.memory)
+class MemoryNotes:
+    """Chooses the memory shown under a reply, if any."""
+
+    def __init__(self, answers: Answers) -> None:
+        self._answers = answers
+
+    async def to_show(self, recall: Recall, message: str) -> ShownMemory | None:
+        """The memory that answers `message`, when it asks about the person and one does."""
+        if not asks_about_the_speaker(message):
+            return None
+        found = await self._answers.answering(recall, message)
+        if found is None:
+            return None
+        assert isinstance(found.memory, Fact)
+        return ShownMemory(recall.numbered().index(found.memory) + 1, found.memory)
 
 
 def asks_about_the_speaker(message: str) -> bool:
@@ -83,13 +79,5 @@ def asks_about_the_speaker(message: str) -> bool:
     if not words:
         return False
     question = "?" in message or words[0] in _OPENINGS
-    return question and any(word in _SPEAKER for word in words)
-
-
-def _subject(found: Found) -> str | None:
-    return found.memory.subject if isinstance(found.memory, Fact) else None
-
-
-def _theirs(fact: Fact) -> bool:
-    """Something the person said or taught (not what the companion said)."""
-    return fact.origin is Origin.TAUGHT or fact.speaker is Speaker.USER
+    return (question and any(word in _SPEAKER for word in words)
+            and _ADVICE.search(message) is None)

@@ -90,6 +90,9 @@ MANY: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("chores", ("errands, chores and what I did today",
                 "I cleaned the kitchen", "went grocery shopping", "I fixed the leaking tap")),
 )
+# How far the agreement's weights spread over subjects close in cosine (a softmax temperature):
+# at 0.1 a statement 0.1 closer to one subject than another weighs e (2.7) times as much on it.
+AGREEMENT_SPREAD = 0.1
 # What a claim's subject ("home", "pet_name:dog", "likes:jazz") is part of, by its first word.
 _CLAIM_SUBJECTS = {
     "home": "home", "country": "home", "job": "work", "employer": "work", "name": "name",
@@ -124,6 +127,7 @@ class Subjects:
         self._floor = floor
         self._names: list[str] = []
         self._vectors: np.ndarray | None = None
+        self._starts: np.ndarray | None = None  # where each subject's sentences start
         self._loading = asyncio.Lock()
 
     async def of(self, texts: Sequence[str], vectors: Sequence[Vector] | None = None
@@ -172,5 +176,22 @@ class Subjects:
                     pairs += [(f"~{name}", text) for name, texts in MANY for text in texts]
                     vectors = await self._embedder.embed([text for _, text in pairs])
                     self._names = [name for name, _ in pairs]
+                    self._starts = np.flatnonzero(
+                        [i == 0 or pairs[i - 1][0] != name for i, (name, _) in enumerate(pairs)])
                     self._vectors = np.asarray(vectors, dtype=np.float32)
         return self
+
+    def agreement(self, vector: Vector, others: Sequence[Vector]) -> np.ndarray:
+        """How much each of `others` is about the same part of life as `vector`, by meaning,
+        from 0 to 1: the chance that the two fall on one subject (of one value or of many)
+        when each falls on a subject with a weight that grows with its closeness to the
+        subject's sentences. Soft, so it holds where `nearest` names none or the wrong one: "what
+        kind of bike do I ride?" and "rode my yellow fixie through the snow" share `car`."""
+        if self._vectors is None or self._starts is None or not others:
+            return np.zeros(len(others), dtype=np.float32)
+        texts = np.asarray([vector, *others], dtype=np.float32)
+        closeness = np.maximum.reduceat(texts @ self._vectors.T, self._starts, axis=1)
+        weights = np.exp((closeness - closeness.max(axis=1, keepdims=True)) / AGREEMENT_SPREAD)
+        weights /= weights.sum(axis=1, keepdims=True)
+        agreement: np.ndarray = weights[1:] @ weights[0]
+        return agreement

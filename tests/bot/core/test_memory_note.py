@@ -14,9 +14,13 @@ from pathlib import Path
 import pytest
 
 from bot.app import Companion, open_companion
-from bot.core.memory_note import memory_to_show
+from bot.core.memory_note import MemoryNotes
 from bot.settings import load_settings
+from memory.answers import Answers
+from memory.beliefs.subjects import Subjects
 from memory.days import day
+from memory.embeddings.onnx_minilm import OnnxMiniLM
+from memory.embeddings.packaged import minilm_model_file, minilm_tokenizer_file
 from memory.types import Fact, Found, Recall, Speaker
 from tests.chatting import run, say
 from tests.conftest import make_settings
@@ -103,29 +107,66 @@ async def test_with_the_demo_model_a_first_session_shows_the_memory(tmp_path: Pa
     assert re.search(r"From my memory, #\d+ in /why: .*tomatoes", said), said
 
 
-def _fact(number: int, text: str, subject: str) -> Fact:
+@pytest.fixture(scope="module")
+def notes() -> MemoryNotes:
+    embedder = OnnxMiniLM(minilm_model_file(), minilm_tokenizer_file())
+    return MemoryNotes(Answers(embedder, Subjects(embedder)))
+
+
+def _fact(number: int, text: str, subject: str | None = None) -> Fact:
     return Fact(f"f{number}", "ana", text, Speaker.USER, datetime(2026, 3, number, tzinfo=UTC),
                 (number,), subject=subject)
+
+
+def _recall(*facts: Fact, earlier: tuple[Fact, ...] = ()) -> Recall:
+    return Recall(recent=(), latest=(), relevant=tuple(
+        Found(fact, 0.0, earlier=fact in earlier) for fact in facts))
 
 
 MOVED = _fact(1, "I live in Paris, near the canal.", "home")
 BERLIN = _fact(2, "We moved to Berlin last month.", "home")
 SMALL_TALK_READ_AS_HOME = _fact(3, "Okay, that's enough procrastinating for now.", "home")
+FIXIE = _fact(4, "rode my yellow fixie through the snow today, zero regrets")
+STUDY = _fact(5, "I'm studying marine biology at uni, second year.", "study")
+SISTER_FACT = _fact(6, SISTER)
+CHAT = [_fact(7, "Miserable weather today, rain sideways."),
+        _fact(8, "Had a pint and a chat with the lads, great afternoon."),
+        _fact(9, "ugh, work was long today")]
 
 
-def test_a_newer_statement_found_by_meaning_is_shown_over_the_one_it_replaced() -> None:
-    recall = Recall(recent=(), latest=(), relevant=(
-        Found(MOVED, 0.03, similarity=0.62, earlier=True),
-        Found(BERLIN, 0.02, similarity=0.41)))
-    shown = memory_to_show(recall, "Where do I live?")
+async def test_a_newer_statement_is_shown_over_the_one_it_replaced(notes: MemoryNotes) -> None:
+    shown = await notes.to_show(_recall(MOVED, BERLIN, earlier=(MOVED,)), "Where do I live?")
     assert shown is not None and (shown.number, shown.fact) == (2, BERLIN)
 
 
-def test_the_statement_that_answers_is_shown_when_its_replacement_answers_nothing() -> None:
-    """The newest statement on a subject is brought into the prompt whatever it says; when it
-    was not found by meaning (small talk whose subject was misread), it is not the answer."""
-    recall = Recall(recent=(), latest=(), relevant=(
-        Found(SMALL_TALK_READ_AS_HOME, 0.0, newest_on="home"),
-        Found(MOVED, 0.03, similarity=0.62, earlier=True)))
-    shown = memory_to_show(recall, "Where do I live?")
+async def test_the_statement_that_answers_is_shown_when_its_replacement_answers_nothing(
+    notes: MemoryNotes
+) -> None:
+    """The newest statement on a subject is brought into the prompt whatever it says; small
+    talk whose subject was misread is not the answer."""
+    recall = _recall(SMALL_TALK_READ_AS_HOME, MOVED, earlier=(MOVED,))
+    shown = await notes.to_show(recall, "Where do I live?")
     assert shown is not None and (shown.number, shown.fact) == (2, MOVED)
+
+
+async def test_a_statement_said_in_other_words_answers_over_small_talk(notes: MemoryNotes
+                                                                       ) -> None:
+    """No word in common and a low cosine ("bike" and "fixie"), but the same part of life."""
+    shown = await notes.to_show(_recall(*CHAT, FIXIE, SISTER_FACT), "what kind of bike do i ride?")
+    assert shown is not None and shown.fact == FIXIE
+
+
+@pytest.mark.parametrize("question", [
+    "How do I convert kilometres to miles quickly in my head?",  # a how-to
+    "What should I study to become a vet?",  # advice
+    "Why do we see the northern lights mostly in winter?",  # the world
+    "Who wrote One Hundred Years of Solitude?",  # not about the speaker
+])
+async def test_advice_and_questions_about_the_world_show_no_memory(
+    notes: MemoryNotes, question: str
+) -> None:
+    assert await notes.to_show(_recall(*CHAT, STUDY, FIXIE, SISTER_FACT), question) is None
+
+
+async def test_a_question_nothing_answers_shows_no_memory(notes: MemoryNotes) -> None:
+    assert await notes.to_show(_recall(*CHAT), "What's my sister called?") is None

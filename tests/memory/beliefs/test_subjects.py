@@ -80,3 +80,16 @@ async def test_turns_that_start_together_load_the_subjects_once(embedder: OnnxMi
     assert 50 < once < 200  # the subjects' sentences, once, not twenty times
     assert subjects.closest((await embedder.embed(["where do I live now?"]))[0], 1, 0.2) == [
         "home"]
+
+
+async def test_agreement_is_highest_for_the_statement_on_the_same_part_of_life(
+    embedder: OnnxMiniLM
+) -> None:
+    """Soft: it holds where no subject is named ("fixie" is close to none of the sentences)."""
+    subjects = await Subjects(embedder).load()
+    question, *said = await embedder.embed([
+        "what kind of bike do i ride?", "rode my yellow fixie through the snow today",
+        "my flatmate drank my oat milk again", "I've been vegetarian since I was 14"])
+    agreement = subjects.agreement(question, said)
+    assert agreement.argmax() == 0
+    assert all(0.0 <= value <= 1.0 for value in agreement)

@@ -1,0 +1,94 @@
+"""Which of the person's own statements, among the memories a reply was given, answers their
+question about themselves ("what kind of bike do I ride?").
+
+A statement is scored by its cosine with the question plus how much the two are about the same
+part of life (`Subjects.agreement`, weighed by `AGREEMENT_WEIGHT`): a statement said indirectly
+("rode my yellow fixie through the snow today") sits at a low cosine with the question, and
+small talk that shares a word with it ("ok going to pretend to study now" for "what am I
+studying?") at a high one; what each is about tells them apart. The best one answers when its
+score reaches `MIN_SCORE`. A statement shown as earlier (a newer one on its subject is in the
+prompt too) is passed over for the newer one when that one answers nearly as well.
+
+Tuned on benchmarks/data/demo_conversations_development.jsonl and _independent.jsonl (every
+question's right statement, against the small talk and general questions of the same chats):
+tuned on either half, the weights carried over to the other (0.97 and 0.98 right); the measure
+is `python -m benchmarks.demo_probe`.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+
+from memory.beliefs.subjects import Subjects
+from memory.errors import EmbeddingUnavailable
+from memory.protocols import Embedder
+from memory.types import Fact, Found, Origin, Recall, Speaker
+
+log = logging.getLogger(__name__)
+
+# The weight of the subject agreement (0 to 1) beside the cosine (about -0.1 to 0.8 for MiniLM).
+AGREEMENT_WEIGHT = 0.8
+# The score a statement needs to answer. On the development chats, 0.125-0.2 kept the same
+# answers, and no general question ("how do I sharpen a chisel?") was answered from memory.
+MIN_SCORE = 0.175
+# How well a newer statement on a subject must answer, against an earlier one, to replace it:
+# "we moved to Berlin" (0.67) replaces "I live in Paris" (0.61) for "where do I live?".
+REPLACING_SHARE = 0.5
+
+
+class Answers:
+    """Finds the statement that answers a question about the person, in a recall."""
+
+    def __init__(self, embedder: Embedder, subjects: Subjects) -> None:
+        self._embedder = embedder
+        self._subjects = subjects
+
+    async def answering(self, recall: Recall, question: str) -> Found | None:
+        """The statement of the person's in `recall.relevant` that answers `question`, if one
+        does (None also when the embedder cannot read it now)."""
+        candidates = [found for found in recall.relevant if _theirs(found)]
+        if not candidates or recall.words_only:
+            return None
+        try:
+            scores = await self._scores(question, [_said(found) for found in candidates])
+        except EmbeddingUnavailable as error:
+            log.warning("No memory shown under this reply: %s", error)
+            return None
+        scored = list(zip(candidates, map(float, scores), strict=True))
+        kept = [(found, score) for found, score in scored
+                if score >= MIN_SCORE and not _replaced(found, score, scored)]
+        return max(kept, key=lambda pair: pair[1])[0] if kept else None
+
+    async def _scores(self, question: str, statements: list[Fact]) -> np.ndarray:
+        question_vector, *vectors = await self._embedder.embed(
+            [question, *(fact.text for fact in statements)])
+        await self._subjects.load()
+        cosines = np.asarray(vectors, dtype=np.float32) @ np.asarray(question_vector,
+                                                                       dtype=np.float32)
+        return cosines + AGREEMENT_WEIGHT * self._subjects.agreement(question_vector, vectors)
+
+
+def _replaced(found: Found, score: float, scored: list[tuple[Found, float]]) -> bool:
+    """A statement shown as earlier is replaced by a newer one on its subject that answers
+    at least `REPLACING_SHARE` as well: small talk whose subject was misread ("Okay, that's
+    enough procrastinating" taken for news of the car) replaces nothing."""
+    if not found.earlier:
+        return False
+    subject = _said(found).subject
+    return any(not other.earlier and _said(other).subject == subject
+               and other_score >= max(MIN_SCORE, REPLACING_SHARE * score)
+               for other, other_score in scored)
+
+
+def _theirs(found: Found) -> bool:
+    """Something the person said or taught (not what the companion said)."""
+    fact = found.memory
+    return isinstance(fact, Fact) and (fact.origin is Origin.TAUGHT
+                                       or fact.speaker is Speaker.USER)
+
+
+def _said(found: Found) -> Fact:
+    assert isinstance(found.memory, Fact)
+    return found.memory
