@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import re
 
+from sentencex import segment
+
 from memory.beliefs.claims import claim_of
 from memory.lexical import STOP_WORDS
 from memory.words import words
 
-_SENTENCE_END = re.compile(r"(?<=[.!?…])\s+|\n+")
 _FIRST_PERSON = re.compile(
     r"\b(i|i'm|i've|i'd|i'll|im|my|me|mine|myself|we|we're|we've|our|ours|us)\b", re.I)
 _SECOND_PERSON = re.compile(r"\b(you|you're|you've|you'd|you'll|your|yours|yourself)\b", re.I)
@@ -61,7 +62,10 @@ _PROPER_NOUN = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]+")
 
 
 def split_sentences(text: str) -> list[str]:
-    return [s.strip() for s in _SENTENCE_END.split(text) if s.strip()]
+    """The sentences of `text`: each line cut where a sentence ends. sentencex knows
+    abbreviations and numbers ("my boss Mr. Santos", "$3.50" stay whole); its English rules
+    serve every language a message may be in (a line break ends a sentence in any)."""
+    return [s.strip() for line in text.splitlines() for s in segment("en", line) if s.strip()]
 
 
 def core(sentence: str) -> str:

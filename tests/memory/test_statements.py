@@ -40,6 +40,20 @@ def test_the_users_statements_are_kept_whole() -> None:
         "I went to a LGBTQ support group yesterday and it was so powerful."]
 
 
+@pytest.mark.parametrize("text", [
+    "my boss Mr. Santos scheduled ANOTHER meeting at 5pm, I'm losing it",
+    "Dr. Okafor said my knee is fine, back to running on Saturday",
+    "I paid 3.50 for a coffee at the station",
+])
+def test_an_abbreviation_or_a_number_does_not_end_a_sentence(text: str) -> None:
+    assert user_facts(text) == [text]  # "my boss Mr." alone would be the fact found for "boss"
+
+
+def test_a_line_break_ends_a_sentence() -> None:
+    assert user_facts("I adopted a cat named Miso\nShe is a tabby with one white paw") == [
+        "I adopted a cat named Miso", "She is a tabby with one white paw"]
+
+
 @pytest.mark.parametrize("text", ["Hi, I'm Ana.", "I am Ana", "We're in Porto now."])
 def test_one_name_of_the_speakers_life_is_enough(text: str) -> None:
     assert len(user_facts(text)) == 1  # "What is my name?" finds it later
