@@ -19,6 +19,7 @@ from presidio_anonymizer import AnonymizerEngine
 from presidio_anonymizer.entities import OperatorConfig
 
 from memory.pool.scrub import OTHER, PLACEHOLDER, PLACEHOLDERS, SPACY_MODEL
+from memory.pool.ties import a_persons, spreads
 
 _WORD = re.compile(r"[^\W_]+")  # card, bank and ID numbers, and anything else Presidio knows
 
@@ -54,14 +55,22 @@ class PresidioEngines:
 
     def scrub(self, texts: Sequence[str]) -> list[str]:
         found = [self._found(text) for text in texts]
-        words = {w for text, results in zip(texts, found, strict=True) for r in results
-                 for w in _WORD.findall(text[r.start:r.end]) if len(w) > 1}
-        return [self._replace(text, results, words)
-                for text, results in zip(texts, found, strict=True)]
+        words = {w for text, details in zip(texts, found, strict=True) for r, spreads in details
+                 if spreads for w in _WORD.findall(text[r.start:r.end]) if len(w) > 1}
+        return [self._replace(text, [r for r, _ in details], words)
+                for text, details in zip(texts, found, strict=True)]
 
-    def _found(self, text: str) -> list[RecognizerResult]:
-        return [r for r in self._analyzer.analyze(text=text, language="en")
-                if not PLACEHOLDER.fullmatch(text[r.start:r.end])]
+    def _found(self, text: str) -> list[tuple[RecognizerResult, bool]]:
+        """The details of a person in `text` (what Presidio finds, less what describes the
+        task), each with whether its words go wherever else they are said
+        (`memory.pool.ties`)."""
+        artifacts = self._analyzer.nlp_engine.process_text(text, "en")
+        doc = artifacts.tokens
+        return [(r, spreads(r.entity_type, doc, r.start, r.end))
+                for r in self._analyzer.analyze(text=text, language="en",
+                                                nlp_artifacts=artifacts)
+                if not PLACEHOLDER.fullmatch(text[r.start:r.end])
+                and a_persons(r.entity_type, doc, r.start, r.end)]
 
     def _replace(self, text: str, results: list[RecognizerResult], words: set[str]) -> str:
         """Take out what was found in this text, then the words of details found in the

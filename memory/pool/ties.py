@@ -1,0 +1,203 @@
+"""Whether a detail found in a text says something of a person, or describes the task.
+
+Presidio and spaCy find places, peoples, dates, numbers, organisations and capitalized words
+wherever they are; most of them say who someone is ("I live in Leeds", "I'm 34", "my
+daughter turns 7 on June 5th"), but in a request many describe the task: "an Italian sonnet",
+"a Homeric simile", "17 syllables", "a 5-day plan", "a haiku about Kyoto". The sentence's
+grammar (spaCy's parse) tells them apart: a detail is a person's when, going up from it
+through the words it depends on, a person is met (a pronoun, a name, something possessed:
+"my trip to Lisbon") or a verb whose subject is one ("we moved to Baker Street"), before a
+thing it describes (a common noun nobody owns: "a plan of 3 runs"). What reaches neither is
+taken for a person's too: when in doubt, a detail goes. Names of people, contacts and handles
+always go; times of day ("before 7am", "a morning routine") never do: they identify no one.
+"""
+
+from __future__ import annotations
+
+import re
+
+from spacy.tokens import Doc, Span, Token
+
+# What may describe the task; every other kind of detail is always a person's.
+DESCRIBES_A_TASK = frozenset({"LOCATION", "NRP", "DATE_TIME", "NUMBER", "PROPER_NOUN",
+                              "ORGANIZATION"})
+_SUBJECTS = frozenset({"nsubj", "nsubjpass", "csubj", "expl"})
+_PEOPLE_PRONOUNS = frozenset({"i", "me", "my", "mine", "we", "us", "our", "you", "your", "he",
+                              "him", "his", "she", "her", "they", "them", "their", "'m",
+                              "myself"})
+# What spaCy names that a request may be about without its writer being there ("a haiku about
+# Kyoto", "a trip to Rome", "a sonnet for Valentine's Day"); a name of a people tagged as a
+# proper noun is mostly a misread name.
+_PLACES_AND_WORKS = frozenset({"GPE", "LOC", "FAC", "ORG", "EVENT", "WORK_OF_ART", "PRODUCT",
+                               "LANGUAGE", "DATE"})
+_PLACES = frozenset({"LOCATION", "ORGANIZATION"})
+_LOCATIVE = frozenset({"in", "at", "from", "near", "outside", "inside", "around", "within"})
+_CURRENCY = re.compile(r"[$€£¥₹]|\b(?:euros?|dollars?|pounds|quid|bucks|yen|rupees?|francs?"
+                       r"|pesos?|reais|zlotys?|kr|usd|eur|gbp|k)\b", re.IGNORECASE)
+_TENSED = frozenset({"VBD", "VBN", "VBG", "VBZ", "VBP"})
+_WHO = frozenset({"who", "whom", "whose"})
+_RELATIVE = frozenset({"that", "which"})
+_MONTH = re.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b",
+                    re.IGNORECASE)
+LONG_NUMBER = 7  # digits: a phone or account number, a full date
+_NUMBER_RUN = re.compile(r"\+?\d[\d\s().,/-]*\d|\d")
+_VERBS = frozenset({"VERB", "AUX"})
+_MODIFIERS = frozenset({"amod", "compound", "nmod", "nummod"})
+
+
+def spreads(entity_type: str, doc: Doc, start: int, end: int) -> bool:
+    """Whether the words of a person's detail are taken out wherever else they are said: a
+    name, a place, a contact ("I'm Ana" and "Hi Ana!"); not a number, a date or an adjective
+    ("she's Irish" beside "an Irish blessing"), which are judged where they stand."""
+    if entity_type in {"NUMBER", "DATE_TIME", "NRP"}:
+        return False
+    span = doc.char_span(start, end, alignment_mode="expand")
+    return (span is None or entity_type not in DESCRIBES_A_TASK
+            or (_named(span) != "NORP" and any(t.pos_ in {"PROPN", "NOUN"} for t in span)))
+
+
+def a_persons(entity_type: str, doc: Doc, start: int, end: int) -> bool:
+    """Whether the detail of `entity_type` found at `doc.text[start:end]` is a person's."""
+    span = doc.char_span(start, end, alignment_mode="expand")
+    if span is None or not len(span):
+        return True
+    if entity_type not in DESCRIBES_A_TASK and not (
+            entity_type == "PERSON" and all(t.pos_ == "ADJ" for t in span)):
+        return True  # a "Shakespearean" sonnet is no person
+    if _long_number(doc.text, start, end) or _calendar_date(span):
+        return True  # a phone, an account, a day of the year: whatever the grammar says
+    if _named(span) == "TIME":
+        return False
+    if all(token.pos_ in {"PRON", "AUX", "PART"} for token in span):  # "I'm" after a comma
+        return False
+    if _capitalized_common_word(span):
+        return False
+    root = span.root
+    proper = any(token.pos_ == "PROPN" for token in span)
+    money = _money(span)
+    if _modifies_a_thing(root):  # "a Homeric simile", "an Italian sonnet", "17 syllables"
+        return (proper and _located_by(root.head)) or _tied_to_a_person(root, money=money)
+    if proper and _named(span) not in _PLACES_AND_WORKS:
+        return True  # a name: "you and Tomasz", "Jake forgot again"
+    if _located_by(root) and (proper or entity_type in _PLACES
+                              or _named(span) in _PLACES_AND_WORKS):
+        return True  # where someone is: "a nurse at Mercy General", "a party in Queens"
+    return _tied_to_a_person(root, money=money)
+
+
+def _long_number(text: str, start: int, end: int) -> bool:
+    """Part of a run of digits (spaces, dashes, dots and slashes between them) of at least
+    `LONG_NUMBER` digits: "+44 7700 900123", "14/02/1995", not "10,000 steps"."""
+    run = _NUMBER_RUN.search(text, max(0, start - 40), min(len(text), end + 40))
+    while run is not None and run.end() <= start:
+        run = _NUMBER_RUN.search(text, run.end(), min(len(text), end + 40))
+    return (run is not None and run.start() < end
+            and sum(c.isdigit() for c in run.group()) >= LONG_NUMBER)
+
+
+def _calendar_date(span: Span) -> bool:
+    """A day of a month ("12 October", "june 5th"): a birthday, a wedding, an operation."""
+    entity = _entity_of(span)
+    return (entity is not None and entity.label_ == "DATE"
+            and _MONTH.search(entity.text) is not None
+            and any(c.isdigit() for c in entity.text))
+
+
+def _named(span: Span) -> str | None:
+    """The label of the entity spaCy found the span in (PERSON, GPE, NORP, ORG...), if any."""
+    entity = _entity_of(span)
+    return None if entity is None else str(entity.label_)
+
+
+def _entity_of(span: Span) -> Span | None:
+    for entity in span.doc.ents:
+        if entity.start <= span.start and span.end <= entity.end:
+            return entity
+    return None
+
+
+def _capitalized_common_word(span: Span) -> bool:
+    """A word opening a sentence that the tagger does not take for a name ("Haiku please")."""
+    return span.start == span.sent.start and all(t.pos_ not in {"PROPN"} for t in span) and not (
+        any(e.label_ == "PERSON" and e.start <= span.start < e.end for e in span.doc.ents))
+
+
+def _located_by(token: Token) -> bool:
+    """The object of a preposition that says where something is ("in", "at", "from")."""
+    return token.dep_ == "pobj" and token.head.lower_ in _LOCATIVE
+
+
+def _modifies_a_thing(token: Token) -> bool:
+    return token.dep_ in _MODIFIERS and token.head.pos_ == "NOUN"
+
+
+def _tied_to_a_person(token: Token, *, money: bool = False) -> bool:
+    """Up from `token` through its heads: a person, or a verb of one, before a thing nobody
+    owns (see the module's docstring). For a sum (`money`) or a measure ("3200 euros",
+    "48 payments of $389", "88kg"), no thing stops the way up: it is what a person pays,
+    owes or weighs, unless a request asks for it ("gift ideas under $50, please suggest")."""
+    measure = money or token.ent_type_ in {"MONEY", "QUANTITY"}
+    current = token
+    for _ in range(len(token.doc)):  # a parse is a tree; the bound only guards against a loop
+        if current.i != token.i and _a_person(current):
+            return True
+        if _owned(current):
+            return True
+        if current.pos_ in _VERBS:
+            return _verb_of_a_person(current)
+        if (current.i != token.i and current.pos_ == "NOUN" and current.dep_ not in _MODIFIERS
+                and not measure):
+            return False  # the thing the detail describes
+        if current.head.i == current.i:
+            return True  # nothing it describes: when in doubt, it goes
+        current = current.head
+    return True
+
+
+def _a_person(token: Token) -> bool:
+    return token.lower_ in _PEOPLE_PRONOUNS or token.ent_type_ == "PERSON"
+
+
+def _owned(token: Token) -> bool:
+    return any(child.dep_ == "poss" for child in token.children)
+
+
+def _verb_of_a_person(verb: Token) -> bool:
+    """The verb's subject is a person; a verb without one (an imperative: "give me a 5-day
+    plan") describes the task, unless it shares a subject with the verb it is joined to or
+    its sentence leaves the speaker out ("paid off 2400 euros")."""
+    subjects = [child for child in verb.children if child.dep_ in _SUBJECTS]
+    if any(s.lower_ in _WHO for s in subjects):
+        return True  # "who" is said of people only: "my twins Ada and Eli, who just turned 5"
+    if subjects and all(s.lower_ in _RELATIVE for s in subjects) and verb.head.i != verb.i:
+        return _someone(verb.head)  # "the flat that we rent in Leeds"
+    if subjects:
+        return any(_a_person(s) or _owned(s) for s in subjects)
+    if (verb.dep_ in {"conj", "advcl", "xcomp"} and not _a_request(verb)
+            and verb.head.i != verb.i and verb.head.pos_ in _VERBS):
+        return _verb_of_a_person(verb.head)  # "I'm 52 and weigh 88kg", "paid it off, I'm..."
+    if verb.dep_ in {"relcl", "acl"} and verb.head.i != verb.i:
+        return _someone(verb.head)
+    # A sentence without its subject says what the speaker did ("paid off 2400 euros", "moved
+    # to Leeds last year"), unless it asks for something (a verb in its base form: "write...").
+    return verb.dep_ == "ROOT" and verb.tag_ in _TENSED
+
+
+def _a_request(verb: Token) -> bool:
+    """An imperative asking for something: "(I live in Leeds but) write me a haiku"."""
+    return any(child.lower_ in {"me", "us", "please"} and child.dep_ != "nsubj"
+               for child in verb.children)
+
+
+def _someone(noun: Token) -> bool:
+    """A person, someone's, or a name, first of its conjuncts ("my twins Ada and Eli, who")."""
+    while noun.dep_ == "conj" and noun.head.i != noun.i:
+        noun = noun.head
+    return _a_person(noun) or _owned(noun) or noun.pos_ == "PROPN" or noun.ent_type_ == "PERSON"
+
+
+def _money(span: Span) -> bool:
+    """A sum: spaCy says so, or a currency stands beside the number ("3200 euros", "£40")."""
+    text = span.doc.text
+    around = text[max(0, span.start_char - 2):span.end_char + 10]
+    return _named(span) == "MONEY" or _CURRENCY.search(around) is not None

@@ -1,0 +1,65 @@
+"""The pool's scrubber (Presidio, spaCy's parse): what says who someone is goes, what says what
+the request is stays. Real Presidio and spaCy."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from memory.pool.scrub import PresidioScrubber
+
+
+@pytest.fixture(scope="module")
+def scrubber() -> PresidioScrubber:
+    return PresidioScrubber()
+
+
+def _has(word: str, text: str) -> bool:
+    return re.search(rf"(?<!\w){re.escape(word)}(?!\w)", text) is not None
+
+
+@pytest.mark.parametrize(("text", "gone"), [
+    ("I live in Florence and work at Vodafone, suggest a weekend hobby",
+     ["Florence", "Vodafone"]),
+    ("I'm 41 and my son Pavel turns 9 on 2 April, ideas for his party?", ["41", "Pavel", "9",
+                                                                        "2 April"]),
+    ("We rent a flat at 17 Canal Street; call me on 0161 496 0731", ["17", "Canal", "0161"]),
+    ("paid off 2400 euros of debt this year, I'm so relieved", ["2400"]),
+    ("my mum Greta, who just turned 70, loves gardening", ["Greta", "70"]),
+    ("Hi from Brno! another word for tired?", ["Brno"]),
+])
+async def test_what_says_who_someone_is_goes(scrubber: PresidioScrubber, text: str,
+                                             gone: list[str]) -> None:
+    [scrubbed] = await scrubber.scrub([text])
+    assert not [word for word in gone if _has(word, scrubbed)], scrubbed
+
+
+@pytest.mark.parametrize(("text", "kept"), [
+    ("Write a Homeric simile about a storm in 17 syllables", ["Homeric", "17 syllables"]),
+    ("write an Italian sonnet about the sea, 14 lines please", ["Italian sonnet", "14 lines"]),
+    ("give me a 5-day plan for a trip to Lisbon", ["5-day", "Lisbon"]),
+    ("I want a morning routine before 7am, 20 minutes a day", ["morning", "7am",
+                                                              "20 minutes a day"]),
+    ("I'm 52 and want 10,000 steps a day", ["10,000 steps"]),
+    ("I live in Osaka but write me a haiku about Kyoto", ["haiku about Kyoto"]),
+])
+async def test_what_says_what_the_request_is_stays(scrubber: PresidioScrubber, text: str,
+                                                   kept: list[str]) -> None:
+    [scrubbed] = await scrubber.scrub([text])
+    assert [word for word in kept if _has(word, scrubbed)] == kept, scrubbed
+
+
+async def test_a_name_said_in_the_message_goes_from_the_reply_too(
+    scrubber: PresidioScrubber
+) -> None:
+    message, reply = await scrubber.scrub(["I'm Oskar, an antonym for generous?",
+                                           "Stingy, Oskar! Or mean, in Oskar's sense."])
+    assert "Oskar" not in message + reply
+
+
+async def test_a_number_said_of_someone_stays_where_it_describes_the_task(
+    scrubber: PresidioScrubber
+) -> None:
+    [scrubbed] = await scrubber.scrub(["I'm 17, write me a haiku of 17 syllables"])
+    assert scrubbed.count("17") == 1 and _has("17 syllables", scrubbed), scrubbed
