@@ -25,13 +25,28 @@ def pool(ctx: click.Context) -> None:
     counts, trainings = run_with_companion(load_cli_settings(ctx), work)
     click.echo("Entries: " + (", ".join(f"{n} {s}" for s, n in sorted(counts.items()))
                               or "none"))
-    if not trainings:
-        click.echo("Retriever: plain cosine (not trained yet).")
+    click.echo(in_use_line(trainings))
     for t in trainings:
-        click.echo(f"Retriever version {t.version} ({t.trained_at:%Y-%m-%d %H:%M}): "
-                   f"{t.entries} entries, same kind at 1 on {t.held_back} held back "
-                   f"{t.score:.3f} against {t.previous_score:.3f}, "
-                   + ("used" if t.accepted else "not used"))
+        click.echo(f"  version {t.version} ({t.trained_at:%Y-%m-%d %H:%M}): {t.entries} entries, "
+                   f"same kind at 1 {t.score:.3f} on {t.held_back} it did not see, against "
+                   f"{t.previous_score:.3f} for the version then in use"
+                   + (f" and {t.cosine_score:.3f} for plain cosine" if t.cosine_score is not None
+                      else "")
+                   + (", used" if t.accepted else ", not used"))
+
+
+def in_use_line(trainings: list[Any]) -> str:
+    """Which retriever ranks the pool's examples, what it was trained on, how it scored."""
+    used = [t for t in trainings if t.accepted]
+    if not used:
+        return "Retriever in use: plain cosine (no training was better yet)."
+    t = used[0]
+    against = (f"{t.cosine_score:.3f} for plain cosine and " if t.cosine_score is not None
+               else "")
+    return (f"Retriever in use: version {t.version}, trained on {t.entries} entries on "
+            f"{t.trained_at:%Y-%m-%d}; the first example was of the request's kind for "
+            f"{t.score:.3f} of the entries it did not see, against {against}"
+            f"{t.previous_score:.3f} for the version before it. Trainings:")
 
 
 @pool.command()

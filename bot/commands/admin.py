@@ -206,9 +206,9 @@ class AdminCommands:
         if trainings:
             t = trainings[0]
             lines.append(f"Retriever: last training (version {t.version}, {t.entries} entries) "
-                         f"scored {t.score:.2f} on {t.held_back} held back against "
-                         f"{t.previous_score:.2f}; " + ("in use." if t.accepted else
-                                                      "not better, so not used."))
+                         f"scored {t.score:.2f} on the entries it did not see against "
+                         f"{t.previous_score:.2f} for the version then in use; "
+                         + ("in use." if t.accepted else "not as good, so not used."))
         else:
             lines.append("Retriever: plain cosine (not trained yet).")
         if review.candidates:

@@ -19,9 +19,10 @@ class Trained:
     trained_at: datetime
     entries: int
     held_back: int
-    score: float  # same kind at 1 on the held-back entries
+    score: float  # same kind at 1 on the entries it was judged on (not trained on)
     previous_score: float  # the version in use then, on the same entries
     accepted: bool
+    cosine_score: float | None = None  # plain cosine, on the same entries (None: not kept)
 
 
 class SQLRetrieverRows:
@@ -29,16 +30,18 @@ class SQLRetrieverRows:
         self._engine = engine
 
     async def save(self, model: bytes, *, entries: int, held_back: int, score: float,
-                   previous_score: float, accepted: bool) -> Trained:
+                   previous_score: float, accepted: bool,
+                   cosine_score: float | None = None) -> Trained:
         """Record a training; returns it with its version."""
         now = utcnow()
         async with self._engine.begin() as conn:
             result = await conn.execute(insert(pool_retrievers).values(
                 trained_at=now, entries=entries, held_back=held_back, score=score,
-                previous_score=previous_score, accepted=accepted, model=model))
+                previous_score=previous_score, accepted=accepted, model=model,
+                cosine_score=cosine_score))
         [version] = result.inserted_primary_key or (0,)
         return Trained(int(version), as_utc(now), entries, held_back,
-                       score, previous_score, accepted)
+                       score, previous_score, accepted, cosine_score)
 
     async def in_use(self) -> tuple[int, bytes] | None:
         """The newest accepted version and its model."""
@@ -62,7 +65,8 @@ class SQLRetrieverRows:
         async with self._engine.connect() as conn:
             return [Trained(int(r["version"]), as_utc(r["trained_at"]), int(r["entries"]),
                             int(r["held_back"]), float(r["score"]), float(r["previous_score"]),
-                            bool(r["accepted"]))
+                            bool(r["accepted"]),
+                            None if r["cosine_score"] is None else float(r["cosine_score"]))
                     for r in (await conn.execute(query)).mappings()]
 
     async def last_entries(self) -> int:

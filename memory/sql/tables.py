@@ -292,6 +292,7 @@ pool_retrievers = Table(
     Column("held_back", Integer, nullable=False),
     Column("score", Float, nullable=False),  # same kind at 1 on the held-back entries
     Column("previous_score", Float, nullable=False),  # the version in use, on the same entries
+    Column("cosine_score", Float, nullable=True),  # plain cosine, on the same entries
     Column("accepted", Boolean, nullable=False),
     Column("model", LargeBinary().with_variant(mysql.LONGBLOB(), "mysql", "mariadb"),
            nullable=False),

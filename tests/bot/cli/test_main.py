@@ -271,7 +271,7 @@ def test_pool_grow_adds_scored_candidates_and_the_demo_model_cannot(
     listed = _run(["say", "/admin pool"], env)
     assert "3 candidate" in listed.stdout
     assert "Ana" not in listed.stdout and "Leeds" not in listed.stdout  # scrubbed
-    assert "Retriever: plain cosine" in _run(["pool"], env).stdout
+    assert "Retriever in use: plain cosine" in _run(["pool"], env).stdout
 
     demo = env | {"COMPANION_LLM__PROVIDER": "local"}
     refused = _run(["pool", "grow", "--rounds", "1"], demo)

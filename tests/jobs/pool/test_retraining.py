@@ -1,5 +1,6 @@
-"""The pool's retriever trains itself: a new version is used only when it ranks held-back
-entries better than the one in use, and every training is kept on record."""
+"""The pool's retriever trains itself: a new version is used when it ranks entries it did not
+see better than cosine and at least as well as the one in use (on a tie, when it learned from
+more), and every training is kept on record."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from bot.app import open_companion
+from bot.cli.pool import in_use_line
 from jobs.queue import DONE, RETRAIN
 from memory.pool.reranker import same_kind_at_1
 from memory.pool.store import entry_id
@@ -54,20 +56,34 @@ async def test_a_new_version_replaces_the_old_only_when_better(
         report = await companion.worker.retrain_if_due()
         assert report.retrained == 1
         [first] = await pool.trainings()
-        assert first.accepted and first.score > first.previous_score
+        assert first.accepted and first.score > first.previous_score  # over plain cosine
+        assert first.cosine_score == first.previous_score
         assert first.entries == len(entries) and first.held_back == len(entries)  # cross-validated
         companion.examples.forget_model()
         assert await companion.examples.model() is not None
         [job] = [j for j in await companion.worker.queue.jobs() if j.kind == RETRAIN]
         assert job.status == DONE and "now in use" in (job.last_error or "")
 
-        # Nothing new: not due, and a training forced anyway is not better than the one in use.
+        # Nothing new: not due, and a training forced anyway learned from no more entries than
+        # the one in use, which ranks every entry at least as well (it saw them all).
         assert (await companion.worker.retrain_if_due()).retrained == 0
         second = (await pool.retrain()).trained
         assert second is not None and not second.accepted
+        assert second.score <= second.previous_score
+
+        # More entries of the same kinds: the version trained on them takes over on a tie.
+        more = [_entry(200 + n, "synonym", w) for n, w in enumerate(WORDS[:10])]
+        await pool.pool.add_written(more)
+        third = (await pool.retrain()).trained
+        assert third is not None and third.accepted, third
+        assert third.score >= third.previous_score and third.entries == len(entries) + 10
         trainings = await pool.trainings()
-        assert [t.version for t in trainings] == [second.version, first.version]
-        assert max(t.version for t in trainings if t.accepted) == first.version
+        assert [t.version for t in trainings] == [third.version, second.version, first.version]
+        assert [t.version for t in trainings if t.accepted] == [third.version, first.version]
+        shown = in_use_line(trainings)  # what `companion pool` says first
+        assert shown.startswith(f"Retriever in use: version {third.version}, trained on "
+                                f"{third.entries} entries"), shown
+        assert f"{third.cosine_score:.3f} for plain cosine" in shown
 
 
 async def test_the_trained_retriever_finds_the_kind_asked_for(
