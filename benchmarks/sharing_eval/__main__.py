@@ -24,9 +24,19 @@ lookup of a turn (`PoolExamples.find`, the part of a turn the pool adds).
 
     python -m benchmarks.sharing_eval [--label-noise 0.0] [--big 10000]
 
+The independent set (benchmarks/data/sharing_independent.jsonl, 120 requests, 10 of each kind)
+was written from a brief naming only the task, by a helper who read neither the code nor the
+other sets; the pool it is measured on grows from the development set's stream, as a pool grows
+from other people's chats.
+
+The scrubber is measured on its own sets (benchmarks/data/scrub_development.jsonl, tuned on;
+scrub_independent.jsonl, written apart from the code and run once): the personal details left
+and the task words kept (see `benchmarks.sharing_eval.scrubbing`).
+
 Default settings: SQLite, embedded chromadb, the packaged MiniLM embedder, Presidio scrubbing.
-The last line is `same_task_at_1=<x>`: the retriever in use, 300 entries, domain pools, on the
-held-out set.
+The last line is `same_task_at_1=<x> task_words_kept=<y> personal_left=<n>`: the retriever the
+product put in use, 300 entries, domain pools, on the independent set; the scrubber's share of
+task words kept and the number of personal details left, on its independent set.
 """
 
 from __future__ import annotations
@@ -43,9 +53,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
+from benchmarks.sharing_eval.scrubbing import Scored, score_set
 from benchmarks.support import read_set, silent, table_head, table_row
 from bot.app import Companion, open_companion
 from bot.settings import load_settings
+from memory.pool.scrub import PresidioScrubber
 from memory.pool.store import entry_id
 from memory.types import PoolEntry, PoolStatus
 from personas.loader import PACKAGED_DIR, load_personas, load_rubrics
@@ -112,8 +124,12 @@ def _labels(stream: Sequence[Request], noise: float) -> list[str]:
 
 async def grow_and_measure(
     requests: Sequence[Request], scope: str, noise: float, folder: Path,
+    tests: Sequence[Request] | None = None,
 ) -> list[Row]:
-    stream, tests = _split(requests)
+    """The pool grown from `requests` (its stream), measured on its own test requests, or on
+    `tests` when given (then the stream is the first `STREAM` of the shuffled requests)."""
+    stream, own_tests = _split(requests)
+    tests = own_tests if tests is None else tests
     personas_dir = _personas_without_examples(folder / "personas")
     settings = load_settings(None, data_dir=str(folder / "data"), personas_dir=str(personas_dir),
                              sharing={"scope": scope})
@@ -205,26 +221,45 @@ def _table(name: str, domain_rows: list[Row], single_rows: list[Row]) -> None:
                         f"{s.cosine:.3f}", f"{s.trained:.3f} (v{s.version})"))
 
 
-async def run(noise: float, big: int) -> float:
+async def run(noise: float, big: int) -> tuple[float, Scored]:
     last = 0.0
-    for name, data_set in (("development set", "sharing_development"),
-                           ("held-out set", "sharing_heldout")):
+    for name, data_set, tests in (
+            ("development set", "sharing_development", None),
+            ("held-out set", "sharing_heldout", None),
+            ("independent set (pool grown from the development set)", "sharing_development",
+             read_requests("sharing_independent"))):
         results = {}
         for scope in ("domain", "all"):
             with tempfile.TemporaryDirectory() as folder:
                 started = time.perf_counter()
                 results[scope] = await grow_and_measure(read_requests(data_set), scope, noise,
-                                                        Path(folder))
+                                                        Path(folder), tests)
                 print(f"{name}, scope {scope}: grown in {time.perf_counter() - started:.1f} s")
         _table(f"{name} (label noise {noise:.0%})", results["domain"], results["all"])
         last = results["domain"][-1].trained
+    scrubbed = await scrubber_table()
     if big:
         with tempfile.TemporaryDirectory() as folder:
             timing = await time_big(big, Path(folder))
         print(f"\nWith {timing['entries']:,} entries: one training took "
               f"{timing['training_s']:.1f} s (in the background); the example lookup of a turn "
               f"p50 {timing['lookup_p50_ms']:.1f} ms, p95 {timing['lookup_p95_ms']:.1f} ms")
-    return last
+    return last, scrubbed
+
+
+async def scrubber_table() -> Scored:
+    """The scrubber on the sets written for it (see `benchmarks.sharing_eval.scrubbing`)."""
+    print("\nThe scrubber: personal details left and task words lost, each message alone")
+    print(table_head("set", "messages", "personal details", "left", "task words", "kept",
+                     align="lrrrrr"))
+    scrubber = PresidioScrubber()
+    scored = None
+    for name in ("development", "independent"):
+        scored = await score_set(name, scrubber)
+        print(table_row(name, scored.messages, scored.personal, len(scored.left),
+                        scored.task_words, f"{scored.task_words_kept:.3f}"))
+    assert scored is not None
+    return scored
 
 
 def main() -> None:
@@ -234,8 +269,9 @@ def main() -> None:
     parser.add_argument("--big", type=int, default=10_000,
                         help="entries for the timing of a training and a lookup (0: skip)")
     args = parser.parse_args()
-    result = asyncio.run(run(args.label_noise, args.big))
-    print(f"same_task_at_1={result:.3f}")
+    same_task, scrubbed = asyncio.run(run(args.label_noise, args.big))
+    print(f"same_task_at_1={same_task:.3f} task_words_kept={scrubbed.task_words_kept:.3f} "
+          f"personal_left={len(scrubbed.left)}")
 
 
 if __name__ == "__main__":
