@@ -7,7 +7,7 @@ part of life (`Subjects.agreement`, weighed by `AGREEMENT_WEIGHT`): a statement 
 small talk that shares a word with it ("ok going to pretend to study now" for "what am I
 studying?") at a high one; what each is about tells them apart. The best one answers when its
 score reaches `MIN_SCORE`. A statement shown as earlier (a newer one on its subject is in the
-prompt too) is passed over for the newer one when that one answers nearly as well.
+prompt too) is passed over for the newer one when that one answers at least half as well.
 
 Tuned on benchmarks/data/demo_conversations_development.jsonl and _independent.jsonl (every
 question's right statement, against the small talk and general questions of the same chats):

@@ -10,6 +10,7 @@ from bot.cli.common import load_cli_settings, run_with_companion
 
 if TYPE_CHECKING:
     from bot.app import Companion
+    from memory.pool.retriever_rows import Trained
 
 
 @click.group(invoke_without_command=True)
@@ -19,13 +20,14 @@ def pool(ctx: click.Context) -> None:
     if ctx.invoked_subcommand is not None:
         return
 
-    async def work(companion: Companion) -> tuple[dict[str, int], list[Any]]:
-        return (await companion.pool.pool.rows.counts(), await companion.pool.trainings())
+    async def work(companion: Companion) -> tuple[dict[str, int], Trained | None, list[Any]]:
+        return (await companion.pool.pool.rows.counts(),
+                await companion.pool.training_in_use(), await companion.pool.trainings())
 
-    counts, trainings = run_with_companion(load_cli_settings(ctx), work)
+    counts, in_use, trainings = run_with_companion(load_cli_settings(ctx), work)
     click.echo("Entries: " + (", ".join(f"{n} {s}" for s, n in sorted(counts.items()))
                               or "none"))
-    click.echo(in_use_line(trainings))
+    click.echo(in_use_line(in_use))
     for t in trainings:
         click.echo(f"  version {t.version} ({t.trained_at:%Y-%m-%d %H:%M}): {t.entries} entries, "
                    f"same kind at 1 {t.score:.3f} on {t.held_back} it did not see, against "
@@ -35,12 +37,11 @@ def pool(ctx: click.Context) -> None:
                    + (", used" if t.accepted else ", not used"))
 
 
-def in_use_line(trainings: list[Any]) -> str:
-    """Which retriever ranks the pool's examples, what it was trained on, how it scored."""
-    used = [t for t in trainings if t.accepted]
-    if not used:
+def in_use_line(t: Trained | None) -> str:
+    """Which retriever ranks the pool's examples (`t`: its training, None for plain cosine),
+    what it was trained on, how it scored."""
+    if t is None:
         return "Retriever in use: plain cosine (no training was better yet)."
-    t = used[0]
     against = (f"{t.cosine_score:.3f} for plain cosine and " if t.cosine_score is not None
                else "")
     return (f"Retriever in use: version {t.version}, trained on {t.entries} entries on "

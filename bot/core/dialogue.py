@@ -283,7 +283,11 @@ class Dialogue:
     async def _shown(self, answer: Answer) -> ShownMemory | None:
         if self._notes is None:
             return None
-        return await self._notes.to_show(answer.recall, answer.asked)
+        try:
+            return await self._notes.to_show(answer.recall, answer.asked)
+        except Exception:  # the note is extra: the reply was said, and is stored without it
+            log.exception("No memory shown under this reply")
+            return None
 
     def _exchange_finished(self, user_id: str, round_id: int) -> None:
         if self._upkeep is not None:

@@ -52,6 +52,9 @@ class Retrainer:
     async def trainings(self) -> list[Trained]:
         return await self._versions.trainings()
 
+    async def training_in_use(self) -> Trained | None:
+        return await self._versions.training_in_use()
+
     async def retrain(self) -> Retraining:
         _, entries = await self._pool.labelled()
         if len(entries) < MIN_ENTRIES:
@@ -80,8 +83,8 @@ class Retrainer:
         return Retraining(trained, note)
 
     async def _entries_of_version_in_use(self) -> int:
-        used = [t for t in await self._versions.trainings() if t.accepted]
-        return used[0].entries if used else 0
+        used = await self._versions.training_in_use()
+        return used.entries if used else 0
 
     def _cross_validate(self, entries: Entries, current: KindModel | None) -> _Judged:
         """Same kind at 1 of a new version, of plain cosine and of the version in use, every

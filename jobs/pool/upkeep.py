@@ -89,6 +89,9 @@ class PoolUpkeep:
     async def trainings(self) -> list[Trained]:
         return await self._retrainer.trainings()
 
+    async def training_in_use(self) -> Trained | None:
+        return await self._retrainer.training_in_use()
+
     async def add_examples(self) -> int:
         """The personas' hand-written examples, shared (a person wrote them for this); adding
         them again stores nothing new. Returns how many were new."""

@@ -187,7 +187,7 @@ class Subjects:
         when each falls on a subject with a weight that grows with its closeness to the
         subject's sentences. Soft, so it holds where `nearest` names none or the wrong one: "what
         kind of bike do I ride?" and "rode my yellow fixie through the snow" share `car`."""
-        if self._vectors is None or self._starts is None or not others:
+        if self._vectors is None or self._starts is None or len(others) == 0:
             return np.zeros(len(others), dtype=np.float32)
         texts = np.asarray([vector, *others], dtype=np.float32)
         closeness = np.maximum.reduceat(texts @ self._vectors.T, self._starts, axis=1)

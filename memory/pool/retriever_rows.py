@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import func, insert, select
+from sqlalchemy import RowMapping, func, insert, select
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from memory.sql.engine import as_utc, utcnow
@@ -52,6 +52,14 @@ class SQLRetrieverRows:
             row = (await conn.execute(query)).first()
         return (int(row[0]), bytes(row[1])) if row else None
 
+    async def training_in_use(self) -> Trained | None:
+        """The record of the version in use (the newest accepted), however old."""
+        query = (select(pool_retrievers).where(pool_retrievers.c.accepted.is_(True))
+                 .order_by(pool_retrievers.c.version.desc()).limit(1))
+        async with self._engine.connect() as conn:
+            rows = [_trained(r) for r in (await conn.execute(query)).mappings()]
+        return rows[0] if rows else None
+
     async def newest_version(self) -> int:
         """The newest accepted version (0: none yet, plain cosine)."""
         query = select(func.max(pool_retrievers.c.version)).where(
@@ -63,11 +71,7 @@ class SQLRetrieverRows:
         query = (select(pool_retrievers).order_by(pool_retrievers.c.version.desc())
                  .limit(limit))
         async with self._engine.connect() as conn:
-            return [Trained(int(r["version"]), as_utc(r["trained_at"]), int(r["entries"]),
-                            int(r["held_back"]), float(r["score"]), float(r["previous_score"]),
-                            bool(r["accepted"]),
-                            None if r["cosine_score"] is None else float(r["cosine_score"]))
-                    for r in (await conn.execute(query)).mappings()]
+            return [_trained(r) for r in (await conn.execute(query)).mappings()]
 
     async def last_entries(self) -> int:
         """How many labelled entries the latest training saw (0: never trained)."""
@@ -75,3 +79,10 @@ class SQLRetrieverRows:
             pool_retrievers.c.version.desc()).limit(1)
         async with self._engine.connect() as conn:
             return int((await conn.execute(query)).scalar() or 0)
+
+
+def _trained(r: RowMapping) -> Trained:
+    return Trained(int(r["version"]), as_utc(r["trained_at"]), int(r["entries"]),
+                   int(r["held_back"]), float(r["score"]), float(r["previous_score"]),
+                   bool(r["accepted"]),
+                   None if r["cosine_score"] is None else float(r["cosine_score"]))

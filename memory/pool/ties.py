@@ -70,7 +70,7 @@ def a_persons(entity_type: str, doc: Doc, start: int, end: int) -> bool:
         return False
     if all(token.pos_ in {"PRON", "AUX", "PART"} for token in span):  # "I'm" after a comma
         return False
-    if _capitalized_common_word(span):
+    if entity_type not in {"NUMBER", "DATE_TIME"} and _capitalized_common_word(span):
         return False
     root = span.root
     proper = any(token.pos_ == "PROPN" for token in span)
@@ -118,8 +118,10 @@ def _entity_of(span: Span) -> Span | None:
 
 def _capitalized_common_word(span: Span) -> bool:
     """A word opening a sentence that the tagger does not take for a name ("Haiku please")."""
-    return span.start == span.sent.start and all(t.pos_ not in {"PROPN"} for t in span) and not (
-        any(e.label_ == "PERSON" and e.start <= span.start < e.end for e in span.doc.ents))
+    return (span.start == span.sent.start and span.text[:1].isupper()
+            and all(t.pos_ not in {"PROPN", "NUM"} for t in span)
+            and not any(e.label_ == "PERSON" and e.start <= span.start < e.end
+                        for e in span.doc.ents))
 
 
 def _located_by(token: Token) -> bool:
@@ -137,21 +139,32 @@ def _tied_to_a_person(token: Token, *, money: bool = False) -> bool:
     "48 payments of $389", "88kg"), no thing stops the way up: it is what a person pays,
     owes or weighs, unless a request asks for it ("gift ideas under $50, please suggest")."""
     measure = money or token.ent_type_ in {"MONEY", "QUANTITY"}
-    current = token
+    if any(child.dep_ in {"relcl", "acl"} and _verb_of_a_person(child)
+           for child in token.children):
+        return True  # "Leeds, where I grew up"
+    current, below = token, token
     for _ in range(len(token.doc)):  # a parse is a tree; the bound only guards against a loop
         if current.i != token.i and _a_person(current):
             return True
         if _owned(current):
             return True
         if current.pos_ in _VERBS:
-            return _verb_of_a_person(current)
+            return _verb_of_a_person(current) or (
+                (below.dep_ in _SUBJECTS or measure) and _speaks_of_a_person(current, below))
         if (current.i != token.i and current.pos_ == "NOUN" and current.dep_ not in _MODIFIERS
                 and not measure):
             return False  # the thing the detail describes
         if current.head.i == current.i:
             return True  # nothing it describes: when in doubt, it goes
-        current = current.head
+        current, below = current.head, current
     return True
+
+
+def _speaks_of_a_person(verb: Token, subject: Token) -> bool:
+    """What the detail (the verb's subject, or a sum) does or is says who someone is: "Acme
+    fired me", "Google is my employer", "Leeds is where I grew up", "they pay me 3200 euros"."""
+    return any(_a_person(t) or _owned(t) for child in verb.children if child.i != subject.i
+               for t in child.subtree)
 
 
 def _a_person(token: Token) -> bool:

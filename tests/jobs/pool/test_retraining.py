@@ -80,7 +80,7 @@ async def test_a_new_version_replaces_the_old_only_when_better(
         trainings = await pool.trainings()
         assert [t.version for t in trainings] == [third.version, second.version, first.version]
         assert [t.version for t in trainings if t.accepted] == [third.version, first.version]
-        shown = in_use_line(trainings)  # what `companion pool` says first
+        shown = in_use_line(await pool.training_in_use())  # what `companion pool` says first
         assert shown.startswith(f"Retriever in use: version {third.version}, trained on "
                                 f"{third.entries} entries"), shown
         assert f"{third.cosine_score:.3f} for plain cosine" in shown

@@ -28,6 +28,10 @@ def _has(word: str, text: str) -> bool:
     ("paid off 2400 euros of debt this year, I'm so relieved", ["2400"]),
     ("my mum Greta, who just turned 70, loves gardening", ["Greta", "70"]),
     ("Hi from Brno! another word for tired?", ["Brno"]),
+    ("34, divorced, two kids, I need a comfort message", ["34"]),  # a number opening it
+    ("Acme Corp fired me yesterday, cheer me up", ["Acme"]),  # the detail is the subject
+    ("Mercy General pays me 3200 euros a month", ["Mercy", "3200"]),
+    ("Write a haiku about Leeds, where I grew up", ["Leeds"]),  # its own clause says whose
 ])
 async def test_what_says_who_someone_is_goes(scrubber: PresidioScrubber, text: str,
                                              gone: list[str]) -> None:
