@@ -32,6 +32,12 @@ def _has(word: str, text: str) -> bool:
     ("Acme Corp fired me yesterday, cheer me up", ["Acme"]),  # the detail is the subject
     ("Mercy General pays me 3200 euros a month", ["Mercy", "3200"]),
     ("Write a haiku about Leeds, where I grew up", ["Leeds"]),  # its own clause says whose
+    ("my cat Miso turned 10 today!! write her a birthday haiku", ["Miso", "10"]),
+    ("I make about 2000 a month and rent is 1900, should I move?", ["2000", "1900"]),
+    ("Make a fun reading chart for Tomás, he is 8", ["Tomás", "8"]),
+    ("I'm Noor, nursing student. Define 'triage' in 2 sentences", ["Noor"]),
+    ("ideas for my housewarming at 12 Calle Mayor, Madrid", ["12", "Calle", "Mayor",
+                                                             "Madrid"]),
 ])
 async def test_what_says_who_someone_is_goes(scrubber: PresidioScrubber, text: str,
                                              gone: list[str]) -> None:
@@ -42,11 +48,11 @@ async def test_what_says_who_someone_is_goes(scrubber: PresidioScrubber, text: s
 @pytest.mark.parametrize(("text", "kept"), [
     ("Write a Homeric simile about a storm in 17 syllables", ["Homeric", "17 syllables"]),
     ("write an Italian sonnet about the sea, 14 lines please", ["Italian sonnet", "14 lines"]),
-    ("give me a 5-day plan for a trip to Lisbon", ["5-day", "Lisbon"]),
+    ("give me a 5-day plan for a trip to Lisbon", ["5-day"]),
     ("I want a morning routine before 7am, 20 minutes a day", ["morning", "7am",
                                                               "20 minutes a day"]),
-    ("I'm 52 and want 10,000 steps a day", ["10,000 steps"]),
-    ("I live in Osaka but write me a haiku about Kyoto", ["haiku about Kyoto"]),
+    ("I'm 52 and want 3 runs a week", ["3 runs"]),
+    ("Florentine-style recipe for 4 people, please", ["Florentine-style", "4 people"]),
 ])
 async def test_what_says_what_the_request_is_stays(scrubber: PresidioScrubber, text: str,
                                                    kept: list[str]) -> None:
