@@ -30,8 +30,9 @@ other sets; the pool it is measured on grows from the development set's stream, 
 from other people's chats.
 
 The scrubber is measured on its own sets (benchmarks/data/scrub_development.jsonl, tuned on;
-scrub_independent.jsonl, written apart from the code and run once): the personal details left
-and the task words kept (see `benchmarks.sharing_eval.scrubbing`).
+scrub_independent.jsonl, written apart from the code, run once on an earlier, wider rule whose
+misses were then read: development data now): the personal details left and the task words
+kept (see `benchmarks.sharing_eval.scrubbing`).
 
 Default settings: SQLite, embedded chromadb, the packaged MiniLM embedder, Presidio scrubbing.
 The last line is `same_task_at_1=<x> task_words_kept=<y> personal_left=<n>`: the retriever the
