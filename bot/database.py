@@ -10,7 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.errors import ConfigError
 from bot.settings import Settings
-from memory.sql.engine import open_engine
+from memory.sql.engine import open_autocommit_engine, open_engine
 from memory.sql.migrations import migrate
 
 
@@ -29,4 +29,13 @@ async def open_database(settings: Settings, stack: AsyncExitStack) -> AsyncEngin
         raise ConfigError(
             f"Cannot open the database of setting 'sql.url' ({engine.url!r}): {error.orig}"
         ) from error
+    return engine
+
+
+def open_autocommit(settings: Settings, stack: AsyncExitStack) -> AsyncEngine | None:
+    """The engine for statements that need no transaction (see `open_autocommit_engine`),
+    disposed of when `stack` closes; call after `open_database` has checked the setting."""
+    engine = open_autocommit_engine(settings.sql_url)
+    if engine is not None:
+        stack.push_async_callback(engine.dispose)
     return engine

@@ -183,7 +183,7 @@ def _wired(settings: Settings, stores: Stores, model: ChatModel, worker: MemoryW
     shared = stores.shared_by_processes
     confirms = _confirms_corrections(settings.feedback.confirm_with_model, settings.llm)
     choice = PersonaChoice(personas, settings.chat.persona, stores.profiles)
-    turns = TurnLock(SQLUserTurns(stores.engine) if shared else None)
+    turns = TurnLock(SQLUserTurns(stores.autocommit) if shared else None)
     teaching = Teaching(stores.facts, model, confirm=confirms, on_taught=worker.beliefs_added)
     retractions = Retractions(stores.topics, stores.facts, stores.feedback)
     corrections = Corrections(stores.feedback, stores.rounds, model, confirm=confirms,

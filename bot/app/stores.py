@@ -15,7 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.app.models import build_embedder
 from bot.core.prompt import memory_line
-from bot.database import open_database
+from bot.database import open_autocommit, open_database
 from bot.errors import ConfigError
 from bot.settings import Settings
 from memory.beliefs.rows import SQLBeliefRows
@@ -51,6 +51,9 @@ class Stores:
     from it when the embedder changes (`switched`)."""
 
     engine: AsyncEngine
+    # For statements that need no transaction (`open_autocommit_engine`); `engine` itself for
+    # an in-memory SQLite database.
+    autocommit: AsyncEngine
     embedder: Embedder
     rounds: SQLRoundStore
     profiles: SQLProfileStore
@@ -79,27 +82,31 @@ async def open_stores(settings: Settings, stack: AsyncExitStack,
     data_dir = settings.resolved_data_dir
     data_dir.mkdir(parents=True, exist_ok=True)
     engine = await open_database(settings, stack)
+    autocommit = open_autocommit(settings, stack)
     embedder = await _open_embedder(settings, stack)
     client = await _open_vector_client(settings, data_dir)
     stack.push_async_callback(asyncio.to_thread, client.close)
     names = IndexNames.of(settings.vector.collection, embedder.name)
     switched = await adopt_embedder(engine, client, settings.vector.collection, embedder.name)
-    topics = IndexedTopicStore(SQLTopicRows(engine), ChromaIndex(client, names.topics), embedder)
+    topics = IndexedTopicStore(SQLTopicRows(engine, autocommit), ChromaIndex(client, names.topics),
+                               embedder)
     subjects = Subjects(embedder)
-    facts = FactStore(SQLFactRows(engine), ChromaIndex(client, names.facts),
+    facts = FactStore(SQLFactRows(engine, autocommit), ChromaIndex(client, names.facts),
                       ChromaIndex(client, names.taught), embedder, subjects)
-    rounds = SQLRoundStore(engine)
+    rounds = SQLRoundStore(engine, autocommit)
     return Stores(
-        engine=engine, embedder=embedder, rounds=rounds, profiles=SQLProfileStore(engine),
+        engine=engine, autocommit=autocommit or engine, embedder=embedder, rounds=rounds,
+        profiles=SQLProfileStore(engine),
         topics=topics, facts=facts,
-        feedback=_feedback_memory(settings, engine, ChromaIndex(client, names.feedback),
-                                  embedder),
-        beliefs=SQLBeliefRows(engine, flipped_confidence=settings.beliefs.flipped_confidence),
-        pool=SharedPool(SQLPoolRows(engine), ChromaIndex(client, names.pool), embedder,
+        feedback=_feedback_memory(settings, engine, autocommit,
+                                  ChromaIndex(client, names.feedback), embedder),
+        beliefs=SQLBeliefRows(engine, flipped_confidence=settings.beliefs.flipped_confidence,
+                              autocommit=autocommit),
+        pool=SharedPool(SQLPoolRows(engine, autocommit), ChromaIndex(client, names.pool), embedder,
                         scrubber or PresidioScrubber()),
-        retrievers=SQLRetrieverRows(engine),
-        uses=ReplyUses(rounds, SQLTopicRows(engine), SQLFactRows(engine),
-                       SQLFeedbackRows(engine), SQLPoolRows(engine)),
+        retrievers=SQLRetrieverRows(engine, autocommit),
+        uses=ReplyUses(rounds, SQLTopicRows(engine, autocommit), SQLFactRows(engine, autocommit),
+                       SQLFeedbackRows(engine, autocommit), SQLPoolRows(engine, autocommit)),
         relevance=await _relevance(settings, topics, facts, subjects),
         subjects=subjects,
         switched=switched,
@@ -138,11 +145,12 @@ async def _relevance(settings: Settings, topics: IndexedTopicStore, facts: FactS
     return Relevance(topics, facts, counter, line, plan, subjects)
 
 
-def _feedback_memory(settings: Settings, engine: AsyncEngine, index: ChromaIndex,
+def _feedback_memory(settings: Settings, engine: AsyncEngine, autocommit: AsyncEngine | None,
+                     index: ChromaIndex,
                      embedder: Embedder) -> FeedbackMemory:
     chosen = settings.feedback
     return FeedbackMemory(
-        SQLFeedbackRows(engine), index, embedder,
+        SQLFeedbackRows(engine, autocommit), index, embedder,
         LookupSettings(
             similarity=chosen.similarity,
             wording_similarity=chosen.wording_similarity,

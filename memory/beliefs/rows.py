@@ -25,10 +25,13 @@ _WITHOUT_COLUMNS = facts.c.about.is_(None) & (facts.c.confidence == 0)
 
 
 class SQLBeliefRows:
-    def __init__(self, engine: AsyncEngine, *, flipped_confidence: float) -> None:
+    def __init__(self, engine: AsyncEngine, *, flipped_confidence: float,
+                 autocommit: AsyncEngine | None = None) -> None:
         """`flipped_confidence`: what a superseded belief is left with (Algorithm 1's default
-        confidence of a flipped belief)."""
+        confidence of a flipped belief); `autocommit`: an engine for statements that need no
+        transaction (`open_autocommit_engine`)."""
         self._engine = engine
+        self._autocommit = autocommit or engine
         self._flipped = flipped_confidence
 
     async def unchecked(self, user_id: str, limit: int) -> list[Belief]:
@@ -39,13 +42,13 @@ class SQLBeliefRows:
 
     async def users_with_unchecked(self) -> list[str]:
         query = select(facts.c.user_id).where(_UNCHECKED).distinct()
-        async with self._engine.connect() as conn:
+        async with self._autocommit.connect() as conn:
             return list((await conn.execute(query)).scalars())
 
     async def newest_unchecked(self, user_id: str) -> int | None:
         """The row number of the user's newest unchecked belief: names a check's work."""
         query = select(func.max(facts.c.seq)).where((facts.c.user_id == user_id) & _UNCHECKED)
-        async with self._engine.connect() as conn:
+        async with self._autocommit.connect() as conn:
             newest = (await conn.execute(query)).scalar_one_or_none()
         return None if newest is None else int(newest)
 
@@ -94,7 +97,7 @@ class SQLBeliefRows:
         query = select(q.earlier_id, q.later_id).where(
             (q.user_id == user_id) & (q.status != SETTLED)
             & (q.earlier_id.in_(ids) | q.later_id.in_(ids)))
-        async with self._engine.connect() as conn:
+        async with self._autocommit.connect() as conn:
             pairs = (await conn.execute(query)).all()
         return {side for pair in pairs for side in pair} & set(ids)
 
@@ -147,7 +150,7 @@ class SQLBeliefRows:
         q = belief_questions.c
         query = (select(belief_questions).where((q.user_id == user_id) & (q.status == OPEN))
                  .order_by(q.created_at).limit(5))
-        async with self._engine.connect() as conn:
+        async with self._autocommit.connect() as conn:
             waiting = (await conn.execute(query)).mappings().all()
         if not waiting:
             return None
@@ -178,7 +181,7 @@ class SQLBeliefRows:
         q = belief_questions.c
         query = (select(belief_questions).where((q.user_id == user_id) & (q.status != SETTLED))
                  .order_by(q.created_at))
-        async with self._engine.connect() as conn:
+        async with self._autocommit.connect() as conn:
             rows = (await conn.execute(query)).mappings().all()
             ids = [i for row in rows for i in (row["earlier_id"], row["later_id"])]
             known = {r["id"]: to_fact(r) for r in (await conn.execute(
@@ -202,7 +205,7 @@ class SQLBeliefRows:
                                      & facts.c.superseded_by.in_(list(ids)))
                  .order_by(facts.c.said_at))
         replaced: dict[str, list[Fact]] = {}
-        async with self._engine.connect() as conn:
+        async with self._autocommit.connect() as conn:
             for row in (await conn.execute(query)).mappings():
                 replaced.setdefault(row["superseded_by"], []).append(to_fact(row))
         return replaced
@@ -214,7 +217,7 @@ class SQLBeliefRows:
         return await self._fetch(select(facts).where(_mine(user_id, ids)))
 
     async def _fetch(self, query: Any) -> list[Belief]:
-        async with self._engine.connect() as conn:
+        async with self._autocommit.connect() as conn:
             rows = (await conn.execute(query)).mappings().all()
         return [to_belief(row) for row in rows if row["about"] is not None]
 

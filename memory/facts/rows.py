@@ -37,8 +37,11 @@ _THE_USERS_FACTS = (ACTIVE, RETRACTED, SUPERSEDED)
 class SQLFactRows:
     """Fact rows by user."""
 
-    def __init__(self, engine: AsyncEngine) -> None:
+    def __init__(self, engine: AsyncEngine, autocommit: AsyncEngine | None = None) -> None:
+        """`autocommit`: an engine for statements that need no transaction
+        (`open_autocommit_engine`)."""
         self._engine = engine
+        self._autocommit = autocommit or engine
         # Provisional facts by id, with their vectors made unit length (see provisional_closest).
         self._provisional: OrderedDict[str, tuple[Fact, np.ndarray]] = OrderedDict()
 
@@ -91,7 +94,7 @@ class SQLFactRows:
         vector once (a provisional fact's words and vector never change while it is active)."""
         mine = (_active_of(user_id) & facts.c.provisional.is_(True) & facts.c.indexed.is_(True)
                 & facts.c.vector.is_not(None))
-        async with self._engine.connect() as conn:
+        async with self._autocommit.connect() as conn:
             ids = list((await conn.execute(select(facts.c.id).where(mine))).scalars())
             if missing := [i for i in ids if i not in self._provisional]:
                 rows = (await conn.execute(select(facts).where(
@@ -123,7 +126,7 @@ class SQLFactRows:
             (facts.c.user_id == user_id) & facts.c.provisional.is_(True)
             & (facts.c.status != REPLACED) & facts.c.round_ids.in_([str(i) for i in round_ids]))
             .order_by(facts.c.seq))
-        async with self._engine.connect() as conn:
+        async with self._autocommit.connect() as conn:
             rows = (await conn.execute(query)).mappings().all()
         return [(to_fact(row), row["status"]) for row in rows]
 
@@ -155,7 +158,7 @@ class SQLFactRows:
         best first, with their score (see `fact_search` for the words left out)."""
         if not terms or limit <= 0:
             return []
-        async with self._engine.connect() as conn:
+        async with self._autocommit.connect() as conn:
             found = await facts_by_words(conn, user_id, terms, limit, taught=taught)
         return [(to_fact(row), score) for row, score in found]
 
@@ -166,7 +169,7 @@ class SQLFactRows:
         query = select(facts.c.id, facts.c.subject).where(
             (facts.c.user_id == user_id) & facts.c.id.in_(list(fact_ids))
             & facts.c.subject.is_not(None))
-        async with self._engine.connect() as conn:
+        async with self._autocommit.connect() as conn:
             return {row.id: row.subject for row in await conn.execute(query)}
 
     async def newest_on(self, user_id: str, subjects: Sequence[str]) -> dict[str, Fact]:
@@ -179,7 +182,7 @@ class SQLFactRows:
                        .order_by(facts.c.said_at.desc(), facts.c.seq.desc()).limit(1)
                        .subquery() for subject in dict.fromkeys(subjects)]
         query = union_all(*(select(newest) for newest in newest_each))
-        async with self._engine.connect() as conn:
+        async with self._autocommit.connect() as conn:
             return {row["subject"]: to_fact(row)
                     for row in (await conn.execute(query)).mappings()}
 
@@ -214,12 +217,12 @@ class SQLFactRows:
 
     async def count(self, user_id: str, *, origin: Origin | None = None) -> int:
         query = select(func.count()).select_from(facts).where(_active_of(user_id, origin))
-        async with self._engine.connect() as conn:
+        async with self._autocommit.connect() as conn:
             return int((await conn.execute(query)).scalar_one())
 
     async def count_stored(self, user_id: str) -> int:
         """The user's facts, retracted and superseded ones too: what `delete` counts."""
-        async with self._engine.connect() as conn:
+        async with self._autocommit.connect() as conn:
             return await _count_the_users_facts(conn, facts.c.user_id == user_id)
 
     async def active_by_ids(self, user_id: str, fact_ids: Sequence[str]) -> list[Fact]:
@@ -265,7 +268,7 @@ class SQLFactRows:
         if not fact_ids:
             return set()
         query = select(facts.c.id).where(_active_of(user_id) & facts.c.id.in_(list(fact_ids)))
-        async with self._engine.connect() as conn:
+        async with self._autocommit.connect() as conn:
             return set((await conn.execute(query)).scalars())
 
     async def mark_indexed(self, user_id: str, fact_ids: Sequence[str]) -> None:
@@ -285,7 +288,7 @@ class SQLFactRows:
         return await self._fetch(query)
 
     async def _fetch(self, query: Any) -> list[Fact]:
-        async with self._engine.connect() as conn:
+        async with self._autocommit.connect() as conn:
             rows = (await conn.execute(query)).mappings().all()
         return [to_fact(row) for row in rows]
 

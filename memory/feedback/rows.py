@@ -39,8 +39,11 @@ def key_hash(key: str) -> str:
 class SQLFeedbackRows:
     """Feedback rows. Every statement filters on the user, or on `shared` for everyone's."""
 
-    def __init__(self, engine: AsyncEngine) -> None:
+    def __init__(self, engine: AsyncEngine, autocommit: AsyncEngine | None = None) -> None:
+        """`autocommit`: an engine for statements that need no transaction
+        (`open_autocommit_engine`)."""
         self._engine = engine
+        self._autocommit = autocommit or engine
 
     async def insert(self, item: Feedback, *, round_id: int | None = None) -> list[str]:
         """Store a new correction; the user's active ones for the same message are superseded
@@ -66,7 +69,7 @@ class SQLFeedbackRows:
             .order_by(feedback.c.created_at.desc())
             .limit(limit)
         )
-        async with self._engine.connect() as conn:
+        async with self._autocommit.connect() as conn:
             rows = (await conn.execute(query)).all()
         return [Candidate(*row) for row in rows]
 
@@ -77,7 +80,7 @@ class SQLFeedbackRows:
             .where((feedback.c.status == ACTIVE) & feedback.c.indexed.is_(False))
             .limit(limit)
         )
-        async with self._engine.connect() as conn:
+        async with self._autocommit.connect() as conn:
             return [Candidate(*row) for row in (await conn.execute(query)).all()]
 
     async def set_frame(self, user_id: str, feedback_id: str, frame: str) -> None:
@@ -155,7 +158,7 @@ class SQLFeedbackRows:
         return None if row is None else to_feedback(row)
 
     async def _fetch(self, query: Any) -> list[Feedback]:
-        async with self._engine.connect() as conn:
+        async with self._autocommit.connect() as conn:
             rows = (await conn.execute(query)).mappings().all()
         return [to_feedback(row) for row in rows]
 

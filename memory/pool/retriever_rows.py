@@ -26,8 +26,11 @@ class Trained:
 
 
 class SQLRetrieverRows:
-    def __init__(self, engine: AsyncEngine) -> None:
+    def __init__(self, engine: AsyncEngine, autocommit: AsyncEngine | None = None) -> None:
+        """`autocommit`: an engine for statements that need no transaction
+        (`open_autocommit_engine`)."""
         self._engine = engine
+        self._autocommit = autocommit or engine
 
     async def save(self, model: bytes, *, entries: int, held_back: int, score: float,
                    previous_score: float, accepted: bool,
@@ -48,7 +51,7 @@ class SQLRetrieverRows:
         query = (select(pool_retrievers.c.version, pool_retrievers.c.model)
                  .where(pool_retrievers.c.accepted.is_(True))
                  .order_by(pool_retrievers.c.version.desc()).limit(1))
-        async with self._engine.connect() as conn:
+        async with self._autocommit.connect() as conn:
             row = (await conn.execute(query)).first()
         return (int(row[0]), bytes(row[1])) if row else None
 
@@ -56,7 +59,7 @@ class SQLRetrieverRows:
         """The record of the version in use (the newest accepted), however old."""
         query = (select(pool_retrievers).where(pool_retrievers.c.accepted.is_(True))
                  .order_by(pool_retrievers.c.version.desc()).limit(1))
-        async with self._engine.connect() as conn:
+        async with self._autocommit.connect() as conn:
             rows = [_trained(r) for r in (await conn.execute(query)).mappings()]
         return rows[0] if rows else None
 
@@ -64,20 +67,20 @@ class SQLRetrieverRows:
         """The newest accepted version (0: none yet, plain cosine)."""
         query = select(func.max(pool_retrievers.c.version)).where(
             pool_retrievers.c.accepted.is_(True))
-        async with self._engine.connect() as conn:
+        async with self._autocommit.connect() as conn:
             return int((await conn.execute(query)).scalar() or 0)
 
     async def trainings(self, limit: int = 20) -> list[Trained]:
         query = (select(pool_retrievers).order_by(pool_retrievers.c.version.desc())
                  .limit(limit))
-        async with self._engine.connect() as conn:
+        async with self._autocommit.connect() as conn:
             return [_trained(r) for r in (await conn.execute(query)).mappings()]
 
     async def last_entries(self) -> int:
         """How many labelled entries the latest training saw (0: never trained)."""
         query = select(pool_retrievers.c.entries).order_by(
             pool_retrievers.c.version.desc()).limit(1)
-        async with self._engine.connect() as conn:
+        async with self._autocommit.connect() as conn:
             return int((await conn.execute(query)).scalar() or 0)
 
 

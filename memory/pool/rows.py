@@ -21,8 +21,11 @@ from memory.types import PoolEntry, PoolStatus
 
 
 class SQLPoolRows:
-    def __init__(self, engine: AsyncEngine) -> None:
+    def __init__(self, engine: AsyncEngine, autocommit: AsyncEngine | None = None) -> None:
+        """`autocommit`: an engine for statements that need no transaction
+        (`open_autocommit_engine`)."""
         self._engine = engine
+        self._autocommit = autocommit or engine
 
     async def insert(self, entry: PoolEntry) -> PoolEntry:
         """Store a new entry; the entry already stored under its id or round if there is one
@@ -60,7 +63,7 @@ class SQLPoolRows:
                     newest_first: bool = False) -> list[PoolEntry]:
         order = pool_entries.c.created_at.desc() if newest_first else pool_entries.c.created_at
         query = select(pool_entries).where(where).order_by(order, pool_entries.c.id).limit(limit)
-        async with self._engine.connect() as conn:
+        async with self._autocommit.connect() as conn:
             return [_entry(row) for row in (await conn.execute(query)).mappings()]
 
     async def listed(self, status: PoolStatus, limit: int) -> list[PoolEntry]:
@@ -70,14 +73,14 @@ class SQLPoolRows:
 
     async def counts(self) -> dict[str, int]:
         query = select(pool_entries.c.status, func.count()).group_by(pool_entries.c.status)
-        async with self._engine.connect() as conn:
+        async with self._autocommit.connect() as conn:
             return {status: int(n) for status, n in (await conn.execute(query)).all()}
 
     async def count_labelled(self) -> int:
         """How many shared entries have a kind of task (what the retriever trains on)."""
         query = select(func.count()).select_from(pool_entries).where(
             (pool_entries.c.status == PoolStatus.SHARED.value) & pool_entries.c.kind.is_not(None))
-        async with self._engine.connect() as conn:
+        async with self._autocommit.connect() as conn:
             return int((await conn.execute(query)).scalar_one())
 
     async def shared(self, *, labelled: bool = False) -> list[PoolEntry]:
@@ -131,7 +134,7 @@ class SQLPoolRows:
 
     async def opted_in(self, user_id: str) -> bool:
         query = select(pool_optins.c.user_id).where(pool_optins.c.user_id == user_id)
-        async with self._engine.connect() as conn:
+        async with self._autocommit.connect() as conn:
             return (await conn.execute(query)).first() is not None
 
     async def set_opt_in(self, user_id: str, on: bool) -> None:
@@ -155,7 +158,7 @@ class SQLPoolRows:
         person's reply count for nothing)."""
         query = select(reply_messages.c.round_id).where(
             (reply_messages.c.message_key == key) & (reply_messages.c.user_id == user_id))
-        async with self._engine.connect() as conn:
+        async with self._autocommit.connect() as conn:
             return (await conn.execute(query)).scalar_one_or_none()
 
     async def forget_replies(self, user_id: str) -> None:

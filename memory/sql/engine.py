@@ -19,19 +19,60 @@ IDLE_PING_SECONDS = 30.0
 
 def open_engine(url: str) -> AsyncEngine:
     """An engine tuned for its backend. SQLite's folder is created if missing."""
+    return _open(url, autocommit=False)
+
+
+def open_autocommit_engine(url: str) -> AsyncEngine | None:
+    """A second engine, for statements that need no transaction of their own (reads, and a
+    write that is one statement), each committed as it runs: no ROLLBACK follows a read (on
+    MySQL a SELECT opens a transaction whose snapshot must be ended before the connection is
+    used again) and no COMMIT a single write. None for in-memory SQLite, where each connection
+    is a database of its own."""
+    if make_url(url).database in {None, "", ":memory:"}:
+        return None
+    return _open(url, autocommit=True)
+
+
+def _open(url: str, *, autocommit: bool) -> AsyncEngine:
+    # No ROLLBACK when the pool takes a connection back: a connection always ends its own
+    # transaction (commits, or rolls back on close), so the pool's was a second round trip
+    # after every write (and one an async pool never needs: a connection lost to the garbage
+    # collector is closed, not reused). skip_autocommit_rollback: SQLAlchemy otherwise still
+    # sends the ROLLBACK a connection in autocommit does not need, when a read ends.
+    options: dict[str, Any] = {"pool_reset_on_return": None}
+    if autocommit:
+        options |= {"isolation_level": "AUTOCOMMIT", "skip_autocommit_rollback": True}
     parsed = make_url(url)
     if parsed.get_backend_name() == "sqlite":
-        return _sqlite_engine(url, parsed.database)
-    if parsed.get_backend_name() in {"mysql", "mariadb"}:
+        engine = _sqlite_engine(url, parsed.database, options)
+    elif parsed.get_backend_name() in {"mysql", "mariadb"}:
         parsed = parsed.update_query_dict({"charset": "utf8mb4"})
         # Connections idle past MySQL's wait_timeout are dropped by the server: recycled, and
         # checked when taken from the pool (`_check_on_checkout`). A busy bot process has a
-        # hundred turns and jobs at once; 20 connections serve them (benchmarks/load), and 7
-        # processes stay under MariaDB's default 151.
-        engine = create_async_engine(parsed, pool_recycle=1800, pool_size=10, max_overflow=10)
+        # hundred turns and jobs at once; 20 connections serve them (benchmarks/load), 10 for
+        # transactions and 10 in autocommit, and 7 processes stay under MariaDB's default 151.
+        engine = create_async_engine(parsed, pool_recycle=1800, pool_size=6, max_overflow=4,
+                                     **options)
         _check_on_checkout(engine)
-        return engine
-    return create_async_engine(url)
+    else:
+        engine = create_async_engine(url, **options)
+    if autocommit:
+        _skip_autocommit_commit(engine)
+    return engine
+
+
+def _skip_autocommit_commit(engine: AsyncEngine) -> None:
+    """`skip_autocommit_rollback`'s counterpart, which SQLAlchemy lacks: a write that is one
+    statement (`async with engine.begin()`) was committed as it ran, and the driver would
+    still send a COMMIT for it."""
+    dialect = engine.sync_engine.dialect
+    commit = dialect.do_commit
+
+    def do_commit(dbapi_connection: Any) -> None:
+        if not dialect.detect_autocommit_setting(dbapi_connection):
+            commit(dbapi_connection)
+
+    dialect.do_commit = do_commit  # type: ignore[method-assign]
 
 
 def _check_on_checkout(engine: AsyncEngine) -> None:
@@ -69,10 +110,10 @@ def _closed_by_server(dbapi_connection: Any) -> bool:
     return bool(getattr(reader, "_eof", False) or getattr(reader, "_buffer", b""))
 
 
-def _sqlite_engine(url: str, database: str | None) -> AsyncEngine:
+def _sqlite_engine(url: str, database: str | None, options: dict[str, Any]) -> AsyncEngine:
     if database and database != ":memory:":
         Path(database).parent.mkdir(parents=True, exist_ok=True)
-    engine = create_async_engine(url, connect_args={"timeout": 30})
+    engine = create_async_engine(url, connect_args={"timeout": 30}, **options)
 
     @event.listens_for(engine.sync_engine, "connect")
     def _tune(dbapi_connection: Any, _record: Any) -> None:

@@ -19,8 +19,11 @@ from memory.types import Exchange, Round, RoundStatus
 class SQLRoundStore:
     """`RoundStore` on SQLite or MySQL. Text only ever travels as bound parameters."""
 
-    def __init__(self, engine: AsyncEngine) -> None:
+    def __init__(self, engine: AsyncEngine, autocommit: AsyncEngine | None = None) -> None:
+        """`autocommit`: an engine for statements that need no transaction
+        (`open_autocommit_engine`)."""
         self._engine = engine
+        self._autocommit = autocommit or engine
 
     async def start_round(
         self, *, user_id: str, conversation_id: str, persona: str, text: str
@@ -34,7 +37,7 @@ class SQLRoundStore:
             "status": RoundStatus.PENDING.value,
             "created_at": utcnow(),
         }
-        async with self._engine.begin() as conn:
+        async with self._autocommit.begin() as conn:  # one statement
             result = await conn.execute(insert(rounds).values(**values))
         [round_id] = result.inserted_primary_key or (None,)
         return to_round({"id": round_id, **values})
@@ -73,7 +76,7 @@ class SQLRoundStore:
         query = (select(rounds).where((rounds.c.status == RoundStatus.PENDING.value)
                                       & (rounds.c.created_at < started_before))
                  .order_by(rounds.c.id).limit(limit))
-        async with self._engine.connect() as conn:
+        async with self._autocommit.connect() as conn:
             left = [to_round(row._mapping) for row in await conn.execute(query)]
         closed = 0
         for round_ in left:
@@ -104,7 +107,7 @@ class SQLRoundStore:
         hold: importing a file twice stores its rounds once."""
         times = sorted({naive_utc(e.at) for e in exchanges if e.at is not None})
         found: set[tuple[datetime, str, str | None]] = set()
-        async with self._engine.connect() as conn:
+        async with self._autocommit.connect() as conn:
             for start in range(0, len(times), 500):
                 at = times[start:start + 500]
                 query = (select(rounds.c.created_at, rounds.c.user_text, rounds.c.reply_text)
@@ -124,21 +127,21 @@ class SQLRoundStore:
         if before_id is not None:
             query = query.where(rounds.c.id < before_id)
         query = query.order_by(rounds.c.id.desc()).limit(limit)
-        async with self._engine.connect() as conn:
+        async with self._autocommit.connect() as conn:
             rows = (await conn.execute(query)).mappings().all()
         return [to_round(row) for row in reversed(rows)]
 
     async def get_round(self, user_id: str, round_id: int) -> Round | None:
         """One of the user's rounds (None when it is not theirs, or gone)."""
         query = select(rounds).where((rounds.c.user_id == user_id) & (rounds.c.id == round_id))
-        async with self._engine.connect() as conn:
+        async with self._autocommit.connect() as conn:
             row = (await conn.execute(query)).mappings().one_or_none()
         return to_round(row) if row else None
 
     async def round_by_id(self, round_id: int) -> Round | None:
         """Any user's round: only for an admin's command."""
         query = select(rounds).where(rounds.c.id == round_id)
-        async with self._engine.connect() as conn:
+        async with self._autocommit.connect() as conn:
             row = (await conn.execute(query)).mappings().one_or_none()
         return to_round(row) if row else None
 
@@ -147,7 +150,7 @@ class SQLRoundStore:
         is the user's newest round of all (no message of theirs came since)."""
         newest = (select(rounds).where(rounds.c.user_id == user_id)
                   .order_by(rounds.c.id.desc()).limit(1))
-        async with self._engine.connect() as conn:
+        async with self._autocommit.connect() as conn:
             row = (await conn.execute(newest)).mappings().one_or_none()
             if row is not None and row["used"] is not None:
                 return to_round(row), row["used"], True
@@ -164,13 +167,13 @@ class SQLRoundStore:
 
     async def count_rounds(self, user_id: str) -> int:
         query = select(func.count()).select_from(rounds).where(rounds.c.user_id == user_id)
-        async with self._engine.connect() as conn:
+        async with self._autocommit.connect() as conn:
             return int((await conn.execute(query)).scalar_one())
 
     async def count_unsummarized(self, user_id: str) -> int:
         query = select(func.count()).select_from(rounds).where(
             (rounds.c.user_id == user_id) & rounds.c.summary_job_id.is_(None))
-        async with self._engine.connect() as conn:
+        async with self._autocommit.connect() as conn:
             return int((await conn.execute(query)).scalar_one())
 
     async def unsummarized(self, user_id: str, limit: int = 1000) -> list[Round]:
@@ -179,7 +182,7 @@ class SQLRoundStore:
             (rounds.c.user_id == user_id) & rounds.c.summary_job_id.is_(None)
             & (rounds.c.status != RoundStatus.PENDING.value))
             .order_by(rounds.c.id.desc()).limit(limit))
-        async with self._engine.connect() as conn:
+        async with self._autocommit.connect() as conn:
             found = [to_round(row) for row in (await conn.execute(query)).mappings()]
         return found[::-1]
 

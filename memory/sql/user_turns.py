@@ -33,6 +33,8 @@ PATIENCE_SECONDS = 180.0  # a turn held longer than this by another process is n
 class SQLUserTurns:
     def __init__(self, engine: AsyncEngine, *, lease: timedelta = LEASE,
                  renew_seconds: float = RENEW_SECONDS) -> None:
+        """Each statement here stands alone: `engine` may be one in autocommit
+        (`open_autocommit_engine`), which spares a COMMIT a statement."""
         self._engine = engine
         self._lease = lease
         self._renew_seconds = renew_seconds

@@ -24,8 +24,11 @@ MERGED = "merged"
 class SQLTopicRows:
     """Topic rows by user. Every statement filters on the user."""
 
-    def __init__(self, engine: AsyncEngine) -> None:
+    def __init__(self, engine: AsyncEngine, autocommit: AsyncEngine | None = None) -> None:
+        """`autocommit`: an engine for statements that need no transaction
+        (`open_autocommit_engine`)."""
         self._engine = engine
+        self._autocommit = autocommit or engine
 
     async def insert(self, new_topics: Sequence[Topic]) -> None:
         """Insert active topics, marked as not yet indexed."""
@@ -69,7 +72,7 @@ class SQLTopicRows:
 
     async def count(self, user_id: str) -> int:
         query = select(func.count()).select_from(topics).where(_active_of(user_id))
-        async with self._engine.connect() as conn:
+        async with self._autocommit.connect() as conn:
             return int((await conn.execute(query)).scalar_one())
 
     async def delete(self, user_id: str, topic_id: str | None = None) -> int:
@@ -128,12 +131,12 @@ class SQLTopicRows:
         """Topics (every user's) whose vectors may not match their row yet, with their
         status."""
         query = select(topics).where(topics.c.indexed.is_(False)).limit(limit)
-        async with self._engine.connect() as conn:
+        async with self._autocommit.connect() as conn:
             rows = (await conn.execute(query)).mappings().all()
         return [(to_topic(row), row["status"]) for row in rows]
 
     async def _fetch(self, query: Any) -> list[Topic]:
-        async with self._engine.connect() as conn:
+        async with self._autocommit.connect() as conn:
             rows = (await conn.execute(query)).mappings().all()
         return [to_topic(row) for row in rows]
 
