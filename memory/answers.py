@@ -18,12 +18,13 @@ is `python -m benchmarks.demo_probe`.
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 
 import numpy as np
 
 from memory.beliefs.subjects import Subjects
 from memory.errors import EmbeddingUnavailable
-from memory.protocols import Embedder
+from memory.protocols import Embedder, Vector
 from memory.types import Fact, Found, Origin, Recall, Speaker
 
 log = logging.getLogger(__name__)
@@ -61,13 +62,28 @@ class Answers:
                 if score >= MIN_SCORE and not _replaced(found, score, scored)]
         return max(kept, key=lambda pair: pair[1])[0] if kept else None
 
+    async def best(self, question: Vector,
+                   statements: Sequence[tuple[Fact, Vector | np.ndarray]]
+                   ) -> tuple[Fact, float] | None:
+        """The statement that answers best of `statements` (each with its vector), with its
+        score, if one reaches `MIN_SCORE`."""
+        if not statements:
+            return None
+        await self._subjects.load()
+        scores = self._scored(question, np.asarray([vector for _, vector in statements],
+                                                   dtype=np.float32))
+        best = int(np.argmax(scores))
+        return (statements[best][0], float(scores[best])) if scores[best] >= MIN_SCORE else None
+
     async def _scores(self, question: str, statements: list[Fact]) -> np.ndarray:
         question_vector, *vectors = await self._embedder.embed(
             [question, *(fact.text for fact in statements)])
         await self._subjects.load()
-        cosines = np.asarray(vectors, dtype=np.float32) @ np.asarray(question_vector,
-                                                                       dtype=np.float32)
-        return cosines + AGREEMENT_WEIGHT * self._subjects.agreement(question_vector, vectors)
+        return self._scored(question_vector, vectors)
+
+    def _scored(self, question: Vector, vectors: Sequence[Vector] | np.ndarray) -> np.ndarray:
+        cosines = np.asarray(vectors, dtype=np.float32) @ np.asarray(question, dtype=np.float32)
+        return cosines + AGREEMENT_WEIGHT * self._subjects.agreement(question, vectors)
 
 
 def _replaced(found: Found, score: float, scored: list[tuple[Found, float]]) -> bool:

@@ -23,10 +23,12 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
+from memory.answers import Answers
 from memory.beliefs.subjects import Subjects
 from memory.days import undated
 from memory.facts.store import FactStore
 from memory.protocols import TopicStore, Vector
+from memory.questions import asks_about_the_speaker
 from memory.tokens import TokenCounter
 from memory.types import Fact, Found, Speaker, Topic, memory_key
 from memory.words import words
@@ -73,16 +75,19 @@ class Relevance:
         line: Callable[[Relevant], str],
         plan: RelevancePlan,
         subjects: Subjects | None = None,
+        answers: Answers | None = None,
     ) -> None:
         """`line` renders a memory as the prompt shows it: that is what the budget counts.
         `subjects`: finds what a message is about, to bring the newest statement on it (None:
-        the searches alone choose)."""
+        the searches alone choose). `answers`: brings, for a question about the person, the
+        statement of theirs that answers it best (None: the searches alone choose)."""
         self._topics = topics
         self._facts = facts
         self._counter = counter
         self._line = line
         self.plan = plan
         self._subjects = subjects
+        self._answers = answers
         self._costs: dict[str, int] = {}
         self._wordings: dict[str, _Wording] = {}
 
@@ -101,11 +106,28 @@ class Relevance:
         if self.plan.mode == "topics":
             return await self._paper_topics(user_id, await vector)
         # The newest statements on what the message is about are read beside the searches.
-        taught, by_words, by_meaning, newest = await asyncio.gather(
+        taught, by_words, by_meaning, newest, answer = await asyncio.gather(
             self._taught(user_id, text, vector), self._by_words(user_id, text),
-            self._by_meaning(user_id, vector), self._newest_asked(user_id, vector))
-        ranked = taught + fuse(by_meaning, by_words)
+            self._by_meaning(user_id, vector), self._newest_asked(user_id, vector),
+            self._answering(user_id, text, vector))
+        ranked = taught + answer + fuse(by_meaning, by_words)
         return await self._with_newest(user_id, ranked, newest)
+
+    async def _answering(self, user_id: str, text: str, pending: Awaitable[Vector | None]
+                         ) -> list[Found]:
+        """For a question about the person, the statement of theirs not yet summarized that
+        answers it best (`memory.answers`), if one does: said in passing ("Gothenburg is so
+        windy today", "night shifts on the ward again"), it can sit below the floor of the
+        search by meaning and share no word with the question."""
+        if self._answers is None or not self.plan.facts or not asks_about_the_speaker(text):
+            return []
+        vector = await pending
+        if vector is None:
+            return []
+        theirs = [(fact, unit) for fact, unit in await self._facts.rows.provisional(user_id)
+                  if fact.speaker is Speaker.USER]
+        best = await self._answers.best(vector, theirs)
+        return [] if best is None else [Found(best[0], best[1])]
 
     async def _newest_asked(self, user_id: str, pending: Awaitable[Vector | None]
                             ) -> _Newest:

@@ -18,6 +18,7 @@ from bot.core.prompt import memory_line
 from bot.database import open_autocommit, open_database
 from bot.errors import ConfigError
 from bot.settings import Settings
+from memory.answers import Answers
 from memory.beliefs.rows import SQLBeliefRows
 from memory.beliefs.subjects import Subjects
 from memory.embeddings.packaged import minilm_tokenizer_file
@@ -107,7 +108,7 @@ async def open_stores(settings: Settings, stack: AsyncExitStack,
         retrievers=SQLRetrieverRows(engine, autocommit),
         uses=ReplyUses(rounds, SQLTopicRows(engine, autocommit), SQLFactRows(engine, autocommit),
                        SQLFeedbackRows(engine, autocommit), SQLPoolRows(engine, autocommit)),
-        relevance=await _relevance(settings, topics, facts, subjects),
+        relevance=await _relevance(settings, topics, facts, subjects, embedder),
         subjects=subjects,
         switched=switched,
     )
@@ -136,13 +137,13 @@ def build_recaller(settings: Settings, stores: Stores, examples: PoolExamples | 
 
 
 async def _relevance(settings: Settings, topics: IndexedTopicStore, facts: FactStore,
-                     subjects: Subjects) -> Relevance:
+                     subjects: Subjects, embedder: Embedder) -> Relevance:
     chat = settings.chat
     counter = await asyncio.to_thread(WordPieceCounter, minilm_tokenizer_file())
     plan = RelevancePlan(mode=chat.relevance, tokens=chat.relevance_tokens,
                          topics=chat.relevance_topics, floor=chat.relevance_floor)
     line = functools.partial(memory_line, user_name=chat.user_name)
-    return Relevance(topics, facts, counter, line, plan, subjects)
+    return Relevance(topics, facts, counter, line, plan, subjects, Answers(embedder, subjects))
 
 
 def _feedback_memory(settings: Settings, engine: AsyncEngine, autocommit: AsyncEngine | None,

@@ -7,39 +7,20 @@ with "Miso" in its prompt): the note lets a first session show the memory workin
 the model's words: it is set apart and says where it comes from. On with the demo model, off
 for other models unless `chat.show_memory` says so.
 
-A message asks about the person when it is a question (a question mark, or a question word or a
-request to recall first) that speaks of the speaker ("my", "I", "we") and does not ask for
-advice ("how do I...", "what should I...", "why do we...": there "I" is anyone). Which memory
-answers it is `memory.answers`' to say: one of the person's own statements in the prompt, by
-meaning and by what it is about. The question and person words are English, as the demo model
-is; tuned and measured with `python -m benchmarks.demo_probe`.
+Whether a message asks about the person is `memory.questions`' to say; which memory answers it,
+`memory.answers`': one of the person's own statements in the prompt, by meaning and by what it
+is about (Relevance brings the one that answers best, `Relevance.find`). Tuned and measured with
+`python -m benchmarks.demo_probe`.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from memory.answers import Answers
 from memory.days import day
+from memory.questions import asks_about_the_speaker
 from memory.types import Fact, Origin, Recall
-
-_WORDS = re.compile(r"[\w']+")
-# The words that open a question, or ask to be reminded, when there is no question mark.
-_OPENINGS = frozenset({
-    "what", "what's", "whats", "who", "who's", "whos", "where", "where's", "when", "which",
-    "how", "why", "do", "did", "does", "is", "are", "am", "was", "were", "have", "can",
-    "could", "remind", "remember", "tell",
-})
-# The words by which a message speaks of its speaker.
-_SPEAKER = frozenset({"i", "me", "my", "mine", "we", "us", "our", "ours", "i'm", "im", "i've",
-                      "i'd", "i'll", "we're"})
-# A request for advice, a how-to or a why of the world: the speaker stands for anyone ("how do I
-# sharpen a chisel?", "what should I eat before a run?", "why do we get hiccups?"), and no
-# memory answers it.
-_ADVICE = re.compile(r"\b(?:(?:how|why)\s+(?:do|does|can|could|should|would)|should|could|would"
-                     r"|can|might|must|shall)\s+(?:i|we)\b", re.IGNORECASE)
-
 
 NOTE_OPENING = "\n\n(From my memory, #"
 
@@ -72,12 +53,3 @@ class MemoryNotes:
             return None
         assert isinstance(found.memory, Fact)
         return ShownMemory(recall.numbered().index(found.memory) + 1, found.memory)
-
-
-def asks_about_the_speaker(message: str) -> bool:
-    words = _WORDS.findall(message.lower())
-    if not words:
-        return False
-    question = "?" in message or words[0] in _OPENINGS
-    return (question and any(word in _SPEAKER for word in words)
-            and _ADVICE.search(message) is None)

@@ -181,7 +181,7 @@ class Subjects:
                     self._vectors = np.asarray(vectors, dtype=np.float32)
         return self
 
-    def agreement(self, vector: Vector, others: Sequence[Vector]) -> np.ndarray:
+    def agreement(self, vector: Vector, others: Sequence[Vector] | np.ndarray) -> np.ndarray:
         """How much each of `others` is about the same part of life as `vector`, by meaning,
         from 0 to 1: the chance that the two fall on one subject (of one value or of many)
         when each falls on a subject with a weight that grows with its closeness to the

@@ -88,10 +88,22 @@ class SQLFactRows:
     async def provisional_closest(self, user_id: str, vector: Vector, limit: int
                                   ) -> list[tuple[Fact, float]]:
         """The user's active provisional facts closest in meaning to `vector`, at most `limit`,
-        with their cosine similarity; only those embedded by the model in use (after a change
-        of model, none until they are embedded again). A user has a window's worth or more of
-        them, read on every turn: only their ids are read each time, and each one's row and
-        vector once (a provisional fact's words and vector never change while it is active)."""
+        with their cosine similarity."""
+        held = await self.provisional(user_id)
+        if not held:
+            return []
+        matrix = np.stack([unit for _, unit in held])
+        scores = matrix @ (np.asarray(vector, dtype=np.float32)
+                           / max(float(np.linalg.norm(vector)), 1e-12))
+        best = np.argsort(-scores)[:limit]
+        return [(held[i][0], float(scores[i])) for i in best]
+
+    async def provisional(self, user_id: str) -> list[tuple[Fact, np.ndarray]]:
+        """The user's active provisional facts, each with its vector made unit length; only
+        those embedded by the model in use (after a change of model, none until they are
+        embedded again). A user has a window's worth or more of them, read on every turn: only
+        their ids are read each time, and each one's row and vector once (a provisional fact's
+        words and vector never change while it is active)."""
         mine = (_active_of(user_id) & facts.c.provisional.is_(True) & facts.c.indexed.is_(True)
                 & facts.c.vector.is_not(None))
         async with self._autocommit.connect() as conn:
@@ -101,14 +113,7 @@ class SQLFactRows:
                     mine & facts.c.id.in_(missing)))).mappings().all()
                 for row in rows:
                     self._remember(to_fact(row), base64.b64decode(row["vector"]))
-        held = [self._provisional[i] for i in ids if i in self._provisional]
-        if not held:
-            return []
-        matrix = np.stack([unit for _, unit in held])
-        scores = matrix @ (np.asarray(vector, dtype=np.float32)
-                           / max(float(np.linalg.norm(vector)), 1e-12))
-        best = np.argsort(-scores)[:limit]
-        return [(held[i][0], float(scores[i])) for i in best]
+        return [self._provisional[i] for i in ids if i in self._provisional]
 
     def _remember(self, fact: Fact, packed: bytes) -> None:
         vector = np.frombuffer(packed, dtype=np.float32)

@@ -64,6 +64,21 @@ async def test_a_question_about_the_person_shows_the_memory_that_answers_it(
     assert wrong.startswith("Which memory is wrong?")
 
 
+async def test_a_city_said_in_passing_answers_where_the_person_is(
+    showing: Companion, llm: ScriptedLLM
+) -> None:
+    # Said about the weather, it shares no word with the question and sits under the search by
+    # meaning's floor; what it is about brings it to the prompt, and so to the note.
+    passing = "Gothenburg is so windy today, my umbrella died"
+    for text in (passing, "practised drums for two hours", *SMALL_TALK):
+        await say(showing, text)
+    said, _ = await say(showing, "what city did i say i'm in")
+    [(number, _, quoted)] = NOTE.findall(said)
+    assert quoted == passing
+    why = await run(showing, "/why")
+    assert re.search(rf"\n  {number}\. .*Gothenburg", why), why
+
+
 async def test_other_messages_show_no_memory(showing: Companion, llm: ScriptedLLM) -> None:
     await _told(showing)
     for message in ("How often should tomatoes be watered in summer?",  # not about the person
