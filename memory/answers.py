@@ -9,6 +9,9 @@ studying?") at a high one; what each is about tells them apart. The best one ans
 score reaches `MIN_SCORE`. A statement shown as earlier (a newer one on its subject is in the
 prompt too) is passed over for the newer one when that one answers at least half as well.
 
+Relevance brings the statement not yet summarized that scores best into the prompt of a question
+about the person (`Answers.best`), so that one said in passing is there to be shown.
+
 Tuned on benchmarks/data/demo_conversations_development.jsonl and _independent.jsonl (every
 question's right statement, against the small talk and general questions of the same chats):
 tuned on either half, the weights carried over to the other (0.97 and 0.98 right); the measure
@@ -25,6 +28,7 @@ import numpy as np
 from memory.beliefs.subjects import Subjects
 from memory.errors import EmbeddingUnavailable
 from memory.protocols import Embedder, Vector
+from memory.questions import is_question
 from memory.types import Fact, Found, Origin, Recall, Speaker
 
 log = logging.getLogger(__name__)
@@ -99,10 +103,11 @@ def _replaced(found: Found, score: float, scored: list[tuple[Found, float]]) -> 
 
 
 def _theirs(found: Found) -> bool:
-    """Something the person said or taught (not what the companion said)."""
+    """Something the person said or taught (not what the companion said, nor a question)."""
     fact = found.memory
-    return isinstance(fact, Fact) and (fact.origin is Origin.TAUGHT
-                                       or fact.speaker is Speaker.USER)
+    return (isinstance(fact, Fact) and (fact.origin is Origin.TAUGHT
+                                        or fact.speaker is Speaker.USER)
+            and not is_question(fact.text))
 
 
 def _said(found: Found) -> Fact:

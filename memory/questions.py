@@ -2,11 +2,11 @@
 "whens my birthday again", "my fav food what"), as opposed to telling something, or asking for
 advice or about the world ("how do I sharpen a chisel?", "why do we get hiccups?").
 
-A message asks about its speaker when it is a question (a question mark; a question word at
-its start, a word or two in, or at its end, as in "my fav food what"; a request to be reminded)
-that speaks of the speaker ("my", "I", "we") and does not ask for advice (in "how do I..." and
-"what should I...", "I" is anyone). The words are English, as the bundled demo model is;
-measured with `python -m benchmarks.demo_probe`.
+A message asks about its speaker when it is a question (`is_question`, or it opens with "do",
+"is", "remind"... or asks to be reminded) that speaks of the speaker ("my", "I", "we") and
+does not ask for advice (in "how do I..." and "what should I...", "I" is anyone). Asked of the
+companion, a question word among the first words is enough ("what my hamster name"). The words
+are English, as the bundled demo model is; measured with `python -m benchmarks.demo_probe`.
 """
 
 from __future__ import annotations
@@ -14,17 +14,23 @@ from __future__ import annotations
 import re
 
 _WORDS = re.compile(r"[\w']+")
-# Question words: they make a question when they open it, after a word or two ("wait which team
-# do I support"), or close it ("my fav food what"); elsewhere they are mostly relative ("a parrot
-# who says hola", "when I was ten").
-_ASKING = frozenset({
-    "what", "what's", "whats", "who", "who's", "whos", "where", "where's", "wheres", "when",
-    "when's", "whens", "which",
+_WH = frozenset({"what", "who", "where", "when", "which", "why", "how", "whose"})
+# A question word run together with "is" opens a question wherever it stands.
+_WH_IS = frozenset({"what's", "whats", "who's", "whos", "where's", "wheres", "when's", "whens",
+                    "how's", "hows"})
+_AUXILIARIES = frozenset({
+    "is", "are", "was", "were", "am", "do", "does", "did", "can", "could", "should", "would",
+    "will", "shall", "may", "might", "must", "have", "has", "had", "isn't", "aren't", "don't",
+    "doesn't", "didn't", "can't", "won't",
 })
-_ASKING_WITHIN = 3  # words from the start
+# A question word followed by one of these opens a clause, not a question ("when I was ten",
+# "where we live", "how I met her").
+_SUBJECTS = frozenset({"i", "we", "you", "u", "he", "she", "they", "it", "i'm", "im", "we're",
+                       "you're", "they're"})
+_LEADING_WORDS = 3  # words that may come before a question's own ("ok quiz time, what...")
 # Words that make a message a question when they open it ("do you...", "is my...").
-_OPENINGS = frozenset({"how", "why", "do", "did", "does", "is", "are", "am", "was", "were",
-                       "have", "can", "could", "tell", "remind", "remember"})
+_OPENINGS = frozenset({"do", "did", "does", "is", "are", "am", "was", "were", "have", "can",
+                       "could", "tell", "remind", "remember"})
 # Asking to be reminded, anywhere: "remind me", "do u remember", "you remember?".
 _RECALL = re.compile(r"\bremind me\b|\b(?:you|u)\s+remember\b", re.IGNORECASE)
 # The words by which a message speaks of its speaker.
@@ -36,12 +42,38 @@ _ADVICE = re.compile(r"\b(?:(?:how|why)\s+(?:do|does|can|could|should|would)|sho
                      r"|can|might|must|shall)\s+(?:i|we)\b", re.IGNORECASE)
 
 
+def is_question(text: str) -> bool:
+    """A question, not a statement: a question mark, or a question word asking, near the start
+    ("whats the difference between a frog and a toad", "which team did i say i support", "ok
+    quiz time what breed's our dog") or last ("my fav food what"). A question word that opens
+    a clause ("when I was ten", "my brother who lives in Leeds") does not ask."""
+    if "?" in text:
+        return True
+    words = _WORDS.findall(text.lower())
+    if not words:
+        return False
+    if words[-1] in _WH:
+        return True
+    return any(_asks_at(words, i) for i in range(min(len(words), _LEADING_WORDS + 1)))
+
+
+def _asks_at(words: list[str], i: int) -> bool:
+    if words[i] in _WH_IS:
+        return True
+    if words[i] not in _WH:
+        return False
+    after = words[i + 1:i + 4]
+    if not after or after[0] in _SUBJECTS:
+        return not after
+    return any(word in _AUXILIARIES or word.endswith("'s") for word in after)
+
+
 def asks_about_the_speaker(message: str) -> bool:
     words = _WORDS.findall(message.lower())
     if not words:
         return False
-    question = ("?" in message or words[0] in _OPENINGS or words[-1] in _ASKING
-                or any(word in _ASKING for word in words[:_ASKING_WITHIN])
+    question = (is_question(message) or words[0] in _OPENINGS
+                or any(word in _WH | _WH_IS for word in words[:_LEADING_WORDS])
                 or _RECALL.search(message) is not None)
     return (question and any(word in _SPEAKER for word in words)
             and _ADVICE.search(message) is None)

@@ -28,7 +28,7 @@ from memory.beliefs.subjects import Subjects
 from memory.days import undated
 from memory.facts.store import FactStore
 from memory.protocols import TopicStore, Vector
-from memory.questions import asks_about_the_speaker
+from memory.questions import asks_about_the_speaker, is_question
 from memory.tokens import TokenCounter
 from memory.types import Fact, Found, Speaker, Topic, memory_key
 from memory.words import words
@@ -125,7 +125,7 @@ class Relevance:
         if vector is None:
             return []
         theirs = [(fact, unit) for fact, unit in await self._facts.rows.provisional(user_id)
-                  if fact.speaker is Speaker.USER]
+                  if fact.speaker is Speaker.USER and not is_question(fact.text)]
         best = await self._answers.best(vector, theirs)
         return [] if best is None else [Found(best[0], best[1])]
 

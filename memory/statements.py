@@ -13,6 +13,7 @@ from sentencex import segment
 
 from memory.beliefs.claims import claim_of
 from memory.lexical import STOP_WORDS
+from memory.questions import is_question
 from memory.words import words
 
 _FIRST_PERSON = re.compile(
@@ -84,7 +85,7 @@ def content_words(sentence: str) -> list[str]:
 def carries_information(sentence: str) -> bool:
     """Not small talk: a statement (no question), not a mere reaction, with enough content."""
     said = core(sentence)
-    if not said or sentence.rstrip().endswith("?") or len(sentence) > MAX_FACT_CHARS:
+    if not said or is_question(sentence) or len(sentence) > MAX_FACT_CHARS:
         return False
     if _REACTION.match(said):
         return False

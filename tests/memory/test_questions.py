@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from memory.questions import asks_about_the_speaker
+from memory.questions import asks_about_the_speaker, is_question
 
 
 @pytest.mark.parametrize("message", [
@@ -34,3 +34,23 @@ def test_questions_about_the_speaker(message: str) -> None:
 ])
 def test_statements_advice_and_the_world(message: str) -> None:
     assert not asks_about_the_speaker(message)
+
+
+@pytest.mark.parametrize("sentence", [
+    "whats the difference between a frog and a toad",  # no question mark: still no fact
+    "why do cats purr",
+    "ok quiz time what breed's our dog",
+    "which team did i say i support",
+])
+def test_questions_without_a_question_mark(sentence: str) -> None:
+    assert is_question(sentence)
+
+
+@pytest.mark.parametrize("sentence", [
+    "when I was ten I lived in Rome",  # a question word that opens a clause
+    "my brother who lives in Leeds is a chef",
+    "What I love most is my garden",
+    "what a day",
+])
+def test_statements_with_a_question_word(sentence: str) -> None:
+    assert not is_question(sentence)
