@@ -33,13 +33,17 @@ _OPENINGS = frozenset({"do", "did", "does", "is", "are", "am", "was", "were", "h
                        "could", "tell", "remind", "remember"})
 # Asking to be reminded, anywhere: "remind me", "do u remember", "you remember?".
 _RECALL = re.compile(r"\bremind me\b|\b(?:you|u)\s+remember\b", re.IGNORECASE)
+_PARTS = re.compile(r"(?<=[.?!])\s+")
+_TELL_ME = re.compile(r"\b(?:tell|show|give|teach)\s+me\b")
 # The words by which a message speaks of its speaker.
 _SPEAKER = frozenset({"i", "me", "my", "mine", "we", "us", "our", "ours", "i'm", "im", "i've",
                       "i'd", "i'll", "we're"})
 # A request for advice, a how-to or a why of the world: the speaker stands for anyone ("how do I
-# sharpen a chisel?", "what should I eat before a run?", "why do we get hiccups?").
+# sharpen a chisel?", "how to stop procrastinating", "how I can say it", "what should I eat
+# before a run?", "why do we get hiccups?").
 _ADVICE = re.compile(r"\b(?:(?:how|why)\s+(?:do|does|can|could|should|would)|should|could|would"
-                     r"|can|might|must|shall)\s+(?:i|we)\b", re.IGNORECASE)
+                     r"|can|might|must|shall)\s+(?:i|we)\b"
+                     r"|\bhow\s+(?:to|(?:i|we)\s+(?:can|could|should))\b", re.IGNORECASE)
 
 
 def is_question(text: str) -> bool:
@@ -69,11 +73,18 @@ def _asks_at(words: list[str], i: int) -> bool:
 
 
 def asks_about_the_speaker(message: str) -> bool:
-    words = _WORDS.findall(message.lower())
+    """A sentence of the message asks, and speaks of the speaker: in "How long do you boil an
+    egg? I never get it right." the question is about the world. "Tell me" asks the companion;
+    its "me" is not who the question is about."""
+    return any(_asks_about_the_speaker(part) for part in _PARTS.split(message))
+
+
+def _asks_about_the_speaker(part: str) -> bool:
+    words = _WORDS.findall(_TELL_ME.sub(" ", part.lower()))
     if not words:
         return False
-    question = (is_question(message) or words[0] in _OPENINGS
+    question = (is_question(part) or words[0] in _OPENINGS
                 or any(word in _WH | _WH_IS for word in words[:_LEADING_WORDS])
-                or _RECALL.search(message) is not None)
+                or _RECALL.search(part) is not None)
     return (question and any(word in _SPEAKER for word in words)
-            and _ADVICE.search(message) is None)
+            and _ADVICE.search(part) is None)

@@ -30,6 +30,10 @@ def test_questions_about_the_speaker(message: str) -> None:
     "How do I get candle wax out of a carpet?",  # advice: "I" is anyone
     "What should I cook tonight with rice?",
     "Who wrote One Hundred Years of Solitude?",  # not about the speaker
+    "How long do you boil an egg? I never get it right.",  # the speaker is in another sentence
+    "Please tell me, why is the ocean salty?",  # "tell me" asks the companion
+    "how to stop procrastinating, I keep wasting time on reels",  # how-tos
+    "how I can remove a stain of coffee from my shirt",
     "",
 ])
 def test_statements_advice_and_the_world(message: str) -> None:
