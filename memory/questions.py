@@ -15,7 +15,7 @@ import re
 
 _WORDS = re.compile(r"[\w']+")
 _WH = frozenset({"what", "who", "where", "when", "which", "why", "how", "whose"})
-# A question word run together with "is" opens a question wherever it stands.
+# A question word run together with "is" asks whatever follows it ("whats the difference...").
 _WH_IS = frozenset({"what's", "whats", "who's", "whos", "where's", "wheres", "when's", "whens",
                     "how's", "hows"})
 _AUXILIARIES = frozenset({

@@ -7,18 +7,19 @@ the person see their memory working?
 
 Two kinds of probe.
 
-**Chats** (`--sets development,independent,independent2`): 15 messages of one new user (a fresh
-companion each, default settings: the demo model, the memory note under replies), four facts at
-messages 1-4, small talk and general questions at 5-11, a question about each fact at 12-15,
-eleven rounds later. For each question: does what the person reads hold the right fact (the reply or
-the memory shown under it, `shown_right`), and does the reply alone (`reply_right`); for each
-general question (not about the person), was a memory shown (`shown_for_general`, target at
-most 0.05). The development set is the one the memory note (bot/core/memory_note.py) was tuned
-on. The independent sets were each written by a helper who had read neither the code nor any
-other set: the first was run once (shown_right 0.83, its misses then read: it is development
-data now); the second (`independent2`, its brief beside it) was run once on 27 November 2026
-(shown_right 0.73) and is the headline. The last line is the last chat set's:
-`shown_right=<x> reply_right=<y>`.
+**Chats** (`--sets development,independent,independent2,independent3,independent4`): 15
+messages of one new user (a fresh companion each, default settings: the demo model, the memory
+note under replies), four facts at messages 1-4, small talk and general questions at 5-11, a
+question about each fact at 12-15, eleven rounds later. For each question: does what the person
+reads hold the right fact (the reply or the memory shown under it, `shown_right`), and does the
+reply alone (`reply_right`); for each general question (not about the person), was a memory
+shown (`shown_for_general`, target at most 0.05). The development set is the one the memory
+note (bot/core/memory_note.py) was first tuned on. The independent sets were each written by a
+helper who had read neither the code nor any other set, from the brief beside it, and each was
+run once as the headline of a change, then its misses were read, which made it development
+data: the first at 0.83, `independent2` at 0.73 and `independent3` at 0.66 (27 November 2026,
+each with the code of its day). `independent4` is the headline today (see the benchmarks
+page). The last line is the last chat set's: `shown_right=<x> reply_right=<y>`.
 
 **Two-turn probes** (`--sets pairs`): each of the 30 probes is two turns of a new user: a
 message that says one thing ("I'm Ana.") and a question about it ("What's my name?"). Both go
@@ -264,9 +265,10 @@ async def main(sets: list[str], before: bool, limit: int, verbose: bool) -> None
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--sets", default="pairs,development,independent,independent2",
+    parser.add_argument("--sets", default="pairs,development,independent,independent2,"
+                                          "independent3,independent4",
                         help="which probes, in order: pairs, development, independent, "
-                             "independent2")
+                             "independent2, independent3, independent4")
     parser.add_argument("--before", action="store_true",
                         help="the two-turn probes with the demo model as it was: the paper's "
                              "prompt, old sampling")
