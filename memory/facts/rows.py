@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import base64
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -44,6 +45,8 @@ class SQLFactRows:
         self._autocommit = autocommit or engine
         # Provisional facts by id, with their vectors made unit length (see provisional_closest).
         self._provisional: OrderedDict[str, tuple[Fact, np.ndarray]] = OrderedDict()
+        # A read of a user's provisional facts in flight, which a second asker shares.
+        self._reading: dict[str, asyncio.Future[list[tuple[Fact, np.ndarray]]]] = {}
 
     @property
     def engine(self) -> AsyncEngine:
@@ -103,7 +106,16 @@ class SQLFactRows:
         those embedded by the model in use (after a change of model, none until they are
         embedded again). A user has a window's worth or more of them, read on every turn: only
         their ids are read each time, and each one's row and vector once (a provisional fact's
-        words and vector never change while it is active)."""
+        words and vector never change while it is active). Asked twice at once (a turn's search
+        by meaning and its answer to a question about the person), it is read once."""
+        reading = self._reading.get(user_id)
+        if reading is None:
+            reading = asyncio.ensure_future(self._read_provisional(user_id))
+            self._reading[user_id] = reading
+            reading.add_done_callback(lambda _: self._reading.pop(user_id, None))
+        return await asyncio.shield(reading)  # one asker giving up stops no other's read
+
+    async def _read_provisional(self, user_id: str) -> list[tuple[Fact, np.ndarray]]:
         mine = (_active_of(user_id) & facts.c.provisional.is_(True) & facts.c.indexed.is_(True)
                 & facts.c.vector.is_not(None))
         async with self._autocommit.connect() as conn:
