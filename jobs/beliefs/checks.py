@@ -13,6 +13,7 @@ quote only what a superseded belief said are then marked, to be shown as earlier
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -21,10 +22,10 @@ import numpy as np
 
 from jobs.beliefs.flipping import decide
 from jobs.beliefs.judge import Case, Judge, Judgement
-from memory.beliefs.belief import About, Belief, BeliefSettings
+from memory.beliefs.belief import Belief, BeliefSettings
 from memory.beliefs.claims import claim_of
 from memory.beliefs.outdated import change_of
-from memory.beliefs.rows import SQLBeliefRows
+from memory.beliefs.rows import SQLBeliefRows, may_be_premise
 from memory.beliefs.subjects import Subjects
 from memory.beliefs.values import ValueReader
 from memory.errors import EmbeddingUnavailable, VectorStoreUnavailable
@@ -99,9 +100,8 @@ class BeliefChecker:
     async def _check_batch(self, news: Sequence[_New], report: CheckReport) -> None:
         vectors = np.asarray([new.vector for new in news], dtype=np.float32)
         similarity = vectors @ vectors.T  # cosines: the embedder's vectors are unit
-        cases = [Case(new.belief, await self.premises(new, news[:i], similarity[i])
-                      if self._judge.can_judge(new.belief) else [])
-                 for i, new in enumerate(news)]
+        premises = await self._premises(news, similarity)
+        cases = [Case(new.belief, found) for new, found in zip(news, premises, strict=True)]
         judged = await self._judge.judge(cases)  # all or nothing: before anything is settled
         settled: dict[str, Belief] = {}  # this batch's beliefs as checked so far
         gone: set[str] = set()  # beliefs superseded by this batch's checks
@@ -151,35 +151,48 @@ class BeliefChecker:
                 log.info("Belief check for %s: %d topics quote only %s", fact.user_id, marked,
                          fact.id[:8])
 
-    async def premises(self, new: _New, before: Sequence[_New],
-                       similarity: Sequence[float]) -> list[Belief]:
-        """The beliefs about the same subject, then the most similar others; 3 of each. Among
-        them the checked beliefs and `before`: the earlier new beliefs of the batch, whose
-        cosines with the new one `similarity` holds, in order."""
+    async def _premises(self, news: Sequence[_New], similarity: np.ndarray
+                        ) -> list[list[Belief]]:
+        """For each new belief the judge can judge, the beliefs about the same subject, then
+        the most similar others; 3 of each. Among them the checked beliefs and the earlier new
+        beliefs of the batch, whose cosines `similarity` holds. A window's beliefs arrive
+        together, so each kind of premise is read once for the batch (one query of each
+        index, two SQL reads), not once a belief."""
+        judged = [new for new in news if self._judge.can_judge(new.belief)]
+        if not judged:
+            return [[] for _ in news]
+        user_id, limit = judged[0].belief.user_id, self._settings.premises
+        beliefs, vectors = [new.belief for new in judged], [new.vector for new in judged]
+        on_topic, said, taught = await asyncio.gather(
+            self.rows.on_topic_of(beliefs, limit),
+            self._facts.by_meaning_many(user_id, vectors, SIMILAR_CANDIDATES),
+            self._facts.by_meaning_many(user_id, vectors, limit, taught=True))
+        nearest = {new.belief.id: [*mine, *theirs_taught]
+                   for new, mine, theirs_taught in zip(judged, said, taught, strict=True)}
+        checked = await self.rows.among(
+            beliefs, sorted({fact.id for hits in nearest.values() for fact, _ in hits}))
+        return [self._premises_of(new, news[:i], similarity[i], on_topic[new.belief.id],
+                                  nearest[new.belief.id], checked[new.belief.id])
+                if new.belief.id in nearest else [] for i, new in enumerate(news)]
+
+    def _premises_of(self, new: _New, before: Sequence[_New], similarity: Sequence[float],
+                     on_topic: Sequence[Belief], nearest: Sequence[tuple[Fact, float]],
+                     checked: Sequence[Belief]) -> list[Belief]:
+        """One new belief's premises, from what was read for its batch: the checked beliefs
+        about its subject (`on_topic`), and those of `checked` found near it (`nearest`);
+        beside them the earlier new beliefs of the batch (`before`)."""
         belief, limit = new.belief, self._settings.premises
         earlier = [(b.belief, float(similarity[i])) for i, b in enumerate(before)
-                   if _may_judge(belief, b.belief)]
-        on_topic = sorted(
-            [*await self.rows.on_topic(belief, limit),
-             *(b for b, _ in earlier if belief.subject and b.subject == belief.subject)],
+                   if may_be_premise(b.belief, belief)]
+        topical = sorted(
+            [*on_topic, *(b for b, _ in earlier if belief.subject and b.subject == belief.subject)],
             key=lambda p: p.fact.said_at, reverse=True)[:limit]
-        seen = {belief.id, *(p.id for p in on_topic)}
-        nearest = [
-            *await self._facts.by_meaning(belief.user_id, new.vector, SIMILAR_CANDIDATES),
-            *await self._facts.by_meaning(belief.user_id, new.vector, limit, taught=True),
-        ]
-        found = {b.id: b for b in await self.rows.among(
-            belief, [fact.id for fact, _ in nearest if fact.id not in seen])}
-        candidates = [(found[fact.id], score) for fact, score in nearest if fact.id in found]
+        seen = {belief.id, *(p.id for p in topical)}
+        found = {b.id: b for b in checked}
+        candidates = [(found[fact.id], score) for fact, score in nearest
+                      if fact.id in found and fact.id not in seen]
         candidates += [(b, score) for b, score in earlier if b.id not in seen]
         similar: dict[str, Belief] = {}
         for premise, _ in sorted(candidates, key=lambda hit: -hit[1]):
             similar.setdefault(premise.id, premise)
-        return [*on_topic, *list(similar.values())[:limit]]
-
-
-def _may_judge(new: Belief, other: Belief) -> bool:
-    """Whether `other` may be a premise of `new` (as `SQLBeliefRows` asks of checked ones): the
-    same user, about the same one, the companion's of the same persona."""
-    return (other.user_id == new.user_id and other.about is new.about
-            and (new.about is not About.COMPANION or other.persona == new.persona))
+        return [*topical, *list(similar.values())[:limit]]

@@ -77,17 +77,33 @@ class SQLBeliefRows:
 
     async def on_topic(self, belief: Belief, limit: int) -> list[Belief]:
         """The newest checked beliefs about the same subject (the paper's on-topic feedback)."""
-        if belief.subject is None:
-            return []
-        query = (select(facts).where(_premise_of(belief) & (facts.c.subject == belief.subject))
-                 .order_by(facts.c.said_at.desc(), facts.c.seq.desc()).limit(limit))
-        return await self._fetch(query)
+        return (await self.on_topic_of([belief], limit))[belief.id]
 
-    async def among(self, belief: Belief, ids: Sequence[str]) -> list[Belief]:
-        """Which of these facts are checked beliefs `belief` can be checked against."""
-        if not ids:
-            return []
-        return await self._fetch(select(facts).where(_premise_of(belief) & facts.c.id.in_(ids)))
+    async def on_topic_of(self, beliefs: Sequence[Belief], limit: int
+                          ) -> dict[str, list[Belief]]:
+        """`on_topic` for each of one user's `beliefs` (by id), in one read: the newest
+        `limit` of each subject, who it is about and persona, newest first."""
+        subjects = sorted({b.subject for b in beliefs if b.subject is not None})
+        if not subjects:
+            return {belief.id: [] for belief in beliefs}
+        newest = func.row_number().over(
+            partition_by=(facts.c.subject, facts.c.about, facts.c.persona),
+            order_by=(facts.c.said_at.desc(), facts.c.seq.desc())).label("newest")
+        ranked = select(facts, newest).where(
+            _checked_of(_user_of(beliefs)) & facts.c.subject.in_(subjects)).subquery()
+        found = await self._fetch(select(ranked).where(ranked.c.newest <= limit)
+                                  .order_by(ranked.c.said_at.desc(), ranked.c.seq.desc()))
+        return {belief.id: [other for other in found if other.subject == belief.subject
+                            and may_be_premise(other, belief)][:limit] for belief in beliefs}
+
+    async def among(self, beliefs: Sequence[Belief], ids: Sequence[str]
+                    ) -> dict[str, list[Belief]]:
+        """For each of one user's `beliefs` (by id), which of these facts are checked beliefs
+        it can be checked against; one read."""
+        found = await self._fetch(select(facts).where(
+            _checked_of(_user_of(beliefs)) & facts.c.id.in_(list(ids)))) if ids else []
+        return {belief.id: [other for other in found if may_be_premise(other, belief)]
+                for belief in beliefs}
 
     async def disputed(self, user_id: str, ids: Sequence[str]) -> set[str]:
         """Which of these beliefs are one side of a conflict the user has not settled."""
@@ -226,16 +242,28 @@ def _mine(user_id: str, ids: Sequence[str]) -> Any:
     return (facts.c.user_id == user_id) & facts.c.id.in_(list(ids))
 
 
-def _premise_of(belief: Belief) -> Any:
-    """Beliefs a new belief is checked against: the same user's, about the same one (the
-    companion's of the same persona), active, checked already, and not itself."""
-    where = ((facts.c.user_id == belief.user_id) & (facts.c.about == belief.about.value)
-             & (facts.c.status == ACTIVE) & facts.c.checked.is_(True)
-             & (facts.c.id != belief.id))
-    if belief.about is About.COMPANION:
-        where = where & (facts.c.persona == belief.persona if belief.persona
-                         else facts.c.persona.is_(None))
-    return where
+def _checked_of(user_id: str) -> Any:
+    """The user's active beliefs, checked already: those a new belief may be checked
+    against (`may_be_premise` says which)."""
+    return ((facts.c.user_id == user_id) & (facts.c.status == ACTIVE)
+            & facts.c.checked.is_(True) & facts.c.about.is_not(None))
+
+
+def _user_of(beliefs: Sequence[Belief]) -> str:
+    """The one user whose beliefs these are: a read for several never mixes users."""
+    users = {belief.user_id for belief in beliefs}
+    if len(users) != 1:
+        raise ValueError(f"Beliefs of {len(users)} users read together")
+    return users.pop()
+
+
+def may_be_premise(other: Belief, belief: Belief) -> bool:
+    """Whether `other` may be a premise of `belief`: the same user's, about the same one (the
+    companion's of the same persona), and not itself."""
+    return (other.user_id == belief.user_id and other.about is belief.about
+            and other.id != belief.id
+            and (belief.about is not About.COMPANION
+                 or (other.persona or None) == (belief.persona or None)))
 
 
 def to_belief(row: Any) -> Belief:

@@ -88,18 +88,19 @@ class SQLFactRows:
                                         & facts.c.provisional.is_(True))
                     .values(_vector_columns(vector)))
 
-    async def provisional_closest(self, user_id: str, vector: Vector, limit: int
-                                  ) -> list[tuple[Fact, float]]:
-        """The user's active provisional facts closest in meaning to `vector`, at most `limit`,
-        with their cosine similarity."""
+    async def provisional_closest(self, user_id: str, vectors: Sequence[Vector], limit: int
+                                  ) -> list[list[tuple[Fact, float]]]:
+        """For each of `vectors`, the user's active provisional facts closest in meaning to it,
+        at most `limit`, with their cosine similarity."""
         held = await self.provisional(user_id)
-        if not held:
-            return []
+        if not held or not vectors:
+            return [[] for _ in vectors]
         matrix = np.stack([unit for _, unit in held])
-        scores = matrix @ (np.asarray(vector, dtype=np.float32)
-                           / max(float(np.linalg.norm(vector)), 1e-12))
-        best = np.argsort(-scores)[:limit]
-        return [(held[i][0], float(scores[i])) for i in best]
+        asked = np.asarray(vectors, dtype=np.float32)
+        asked /= np.maximum(np.linalg.norm(asked, axis=1, keepdims=True), 1e-12)
+        scores = asked @ matrix.T
+        return [[(held[i][0], float(row[i])) for i in np.argsort(-row)[:limit]]
+                for row in scores]
 
     async def provisional(self, user_id: str) -> list[tuple[Fact, np.ndarray]]:
         """The user's active provisional facts, each with its vector made unit length; only

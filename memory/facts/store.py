@@ -84,15 +84,25 @@ class FactStore:
     ) -> list[tuple[Fact, float]]:
         """The user's facts (found in conversations, or the taught ones) closest in meaning,
         with their cosine similarity."""
+        [found] = await self.by_meaning_many(user_id, [vector], limit, taught=taught)
+        return found
+
+    async def by_meaning_many(
+        self, user_id: str, vectors: Sequence[Vector], limit: int, *, taught: bool = False
+    ) -> list[list[tuple[Fact, float]]]:
+        """`by_meaning` for each of `vectors`, in one query of the index (and one read of the
+        provisional facts): a window's belief checks ask for a few dozen at once."""
         origin = Origin.TAUGHT if taught else Origin.SAID
         if taught:
-            hits = await self._indexes[origin].query(user_id, vector, limit)
-            return [(_from_hit(user_id, hit, origin), hit.score) for hit in hits]
+            hits = await self._indexes[origin].query_many(user_id, vectors, limit)
+            return [[(_from_hit(user_id, hit, origin), hit.score) for hit in mine]
+                    for mine in hits]
         hits, provisional = await asyncio.gather(
-            self._indexes[origin].query(user_id, vector, limit),
-            self.rows.provisional_closest(user_id, vector, limit))
-        found = [(_from_hit(user_id, hit, origin), hit.score) for hit in hits]
-        return sorted(found + provisional, key=lambda pair: -pair[1])[:limit]
+            self._indexes[origin].query_many(user_id, vectors, limit),
+            self.rows.provisional_closest(user_id, vectors, limit))
+        return [sorted([(_from_hit(user_id, hit, origin), hit.score) for hit in mine] + held,
+                       key=lambda pair: -pair[1])[:limit]
+                for mine, held in zip(hits, provisional, strict=True)]
 
     async def keep_provisional(self, new_facts: Sequence[Fact]) -> list[Fact]:
         """Store the provisional facts of one user not stored yet, each with its vector;
