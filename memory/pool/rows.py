@@ -83,6 +83,13 @@ class SQLPoolRows:
         async with self._autocommit.connect() as conn:
             return int((await conn.execute(query)).scalar_one())
 
+    async def shared_domains(self) -> set[str]:
+        """The domains that hold at least one shared entry."""
+        query = select(pool_entries.c.domain).where(
+            pool_entries.c.status == PoolStatus.SHARED.value).distinct()
+        async with self._autocommit.connect() as conn:
+            return set((await conn.execute(query)).scalars())
+
     async def shared(self, *, labelled: bool = False) -> list[PoolEntry]:
         """Every shared entry, oldest first (`labelled`: only those with a kind of task)."""
         where = pool_entries.c.status == PoolStatus.SHARED.value

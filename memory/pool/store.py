@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 import numpy as np
@@ -24,6 +25,8 @@ from memory.protocols import Embedder, Vector
 from memory.types import PoolEntry, PoolStatus, Round
 
 log = logging.getLogger(__name__)
+# How soon a domain's first shared entry, shared by another process, is searched.
+REFRESH_SECONDS = 60.0
 
 
 def entry_id(*parts: object) -> str:
@@ -33,11 +36,16 @@ def entry_id(*parts: object) -> str:
 
 class SharedPool:
     def __init__(self, rows: SQLPoolRows, index: ChromaIndex, embedder: Embedder,
-                 scrubber: Scrubber) -> None:
+                 scrubber: Scrubber, clock: Callable[[], float] = time.monotonic) -> None:
         self.rows = rows
         self._index = index
         self._embedder = embedder
         self._scrubber = scrubber
+        self._clock = clock
+        # The domains that hold a shared entry, read at most every REFRESH_SECONDS: a domain
+        # without one is not searched (most messages of a bot nobody shares with).
+        self._holding: set[str] = set()
+        self._holding_read_at = float("-inf")
 
     async def add(self, entry: PoolEntry, *, scrub: bool = True) -> PoolEntry:
         """Store an entry, its prompt and answer scrubbed first (`scrub=False` only for text a
@@ -100,6 +108,7 @@ class SharedPool:
                 await self._index.upsert(
                     domain, [e.id for e, _ in mine], [v for _, v in mine],
                     [e.prompt for e, _ in mine], [_metadata(e) for e, _ in mine])
+                self._holding.add(domain)  # searched at once in this process
         for entry in entries:
             if entry.status is not PoolStatus.SHARED:
                 await self._index.delete(entry.domain, [entry.id])
@@ -117,9 +126,16 @@ class SharedPool:
                       limit: int) -> list[VectorHit]:
         """The shared entries of these domains nearest to `vector`, nearest first."""
         hits: list[VectorHit] = []
-        for domain in domains:
+        holding = await self._domains_holding()
+        for domain in [d for d in domains if d in holding]:
             hits += await self._index.query(domain, vector, limit)
         return sorted(hits, key=lambda h: -h.score)[:limit]
+
+    async def _domains_holding(self) -> set[str]:
+        if self._clock() - self._holding_read_at >= REFRESH_SECONDS:
+            self._holding_read_at = self._clock()
+            self._holding = await self.rows.shared_domains()
+        return self._holding
 
     async def labelled(self) -> tuple[list[PoolEntry], Entries]:
         """The shared entries that have a kind and a vector, oldest first, for training."""

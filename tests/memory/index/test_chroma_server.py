@@ -8,6 +8,7 @@ import pytest
 
 from bot.app.stores import Stores
 from bot.settings import Settings
+from memory.index.chroma import ChromaIndex, open_client
 from tests.conftest import make_settings, search_topics
 
 
@@ -26,3 +27,30 @@ async def test_topics_live_on_the_chroma_server(stores: Stores, tmp_path: Path) 
     assert await search_topics(stores, "ana", "Which sport do I play?") == []
     assert len(await search_topics(stores, "ben", "drums")) == 1
     assert not (tmp_path / "data" / "chroma").exists()  # nothing was embedded locally
+
+
+async def test_reading_a_users_vectors_creates_no_collection(
+    stores: Stores, chroma_url: str, tmp_path: Path
+) -> None:
+    client = open_client(chroma_url, tmp_path)
+    before = client.count_collections()
+    assert await search_topics(stores, "newcomer", "What do I do on Sundays?") == []
+    assert await stores.facts.by_meaning("newcomer", _UNIT, 5, taught=True) == []
+    assert client.count_collections() == before  # a server holds no empty ones per user
+
+
+async def test_a_process_writes_again_after_another_dropped_the_users_vectors(
+    chroma_url: str, tmp_path: Path
+) -> None:
+    first, second = (ChromaIndex(open_client(chroma_url, tmp_path), "two-processes")
+                     for _ in range(2))
+    await first.upsert("ana", ["a"], [_UNIT], ["I play chess"], [{}])
+    assert [hit.id for hit in await second.query("ana", _UNIT, 3)] == ["a"]
+    await second.delete("ana")  # /forget all, served by the other process
+
+    assert await first.query("ana", _UNIT, 3) == []
+    await first.upsert("ana", ["b"], [_UNIT], ["I play go"], [{}])
+    assert [hit.id for hit in await second.query("ana", _UNIT, 3)] == ["b"]
+
+
+_UNIT = [1.0] + [0.0] * 383
