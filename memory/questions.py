@@ -88,3 +88,12 @@ def _asks_about_the_speaker(part: str) -> bool:
                 or _RECALL.search(part) is not None)
     return (question and any(word in _SPEAKER for word in words)
             and _ADVICE.search(part) is None)
+
+
+# The words by which a question asks for a place.
+_WHERE = frozenset({"where", "wheres", "where's", "city", "town", "country"})
+
+
+def asks_where(message: str) -> bool:
+    """Whether the message asks for a place ("where do I live?", "what city am I in")."""
+    return any(word in _WHERE for word in _WORDS.findall(message.lower()))

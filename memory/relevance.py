@@ -126,7 +126,7 @@ class Relevance:
             return []
         theirs = [(fact, unit) for fact, unit in await self._facts.rows.provisional(user_id)
                   if fact.speaker is Speaker.USER and not is_question(fact.text)]
-        best = await self._answers.best(vector, theirs)
+        best = await self._answers.best(text, vector, theirs)
         return [] if best is None else [Found(best[0], best[1])]
 
     async def _newest_asked(self, user_id: str, pending: Awaitable[Vector | None]
@@ -289,14 +289,16 @@ class Relevance:
 def _as_earlier(found: Found, subject_of: dict[str, str], newest: dict[str, Fact],
                 shown: set[str]) -> Found:
     """`found`, marked as earlier when it is the user's and a newer statement of theirs on its
-    subject is shown too."""
+    subject, from another round, is shown too: two sentences of one message ("My favourite
+    book is Anne of Green Gables. I reread it every winter.") say one thing together."""
     memory = found.memory
     if not isinstance(memory, Fact) or memory.speaker is not Speaker.USER:
         return found
     latest = newest.get(subject_of.get(memory.id) or found.newest_on or "")
     if latest is None or latest.id == memory.id or latest.id not in shown:
         return found
-    return replace(found, earlier=latest.said_at >= memory.said_at)
+    same_round = bool(set(latest.round_ids) & set(memory.round_ids))
+    return replace(found, earlier=latest.said_at >= memory.said_at and not same_round)
 
 
 def fuse(

@@ -13,7 +13,7 @@ from sentencex import segment
 
 from memory.beliefs.claims import claim_of
 from memory.lexical import STOP_WORDS
-from memory.questions import is_question
+from memory.questions import asks_about_the_speaker, is_question
 from memory.words import words
 
 _FIRST_PERSON = re.compile(
@@ -112,12 +112,17 @@ def self_statements(text: str) -> list[str]:
 
 def user_facts(text: str) -> list[str]:
     """Sentences of the user worth keeping as facts: about themselves and their life. A
-    sentence about the companion alone ("You're doing an awesome job!") is left out."""
-    return [
-        s for s in split_sentences(text)
-        if carries_information(s)
-        and (_FIRST_PERSON.search(s) or not _SECOND_PERSON.search(s))
-    ]
+    sentence about the companion alone ("You're doing an awesome job!") is left out, and so is
+    one that follows a question about the person in the same message: it frames the question
+    ("whos coming round to mine later? i forgot her name lmao")."""
+    kept = []
+    for sentence in split_sentences(text):
+        if asks_about_the_speaker(sentence):
+            break
+        if carries_information(sentence) and (_FIRST_PERSON.search(sentence)
+                                              or not _SECOND_PERSON.search(sentence)):
+            kept.append(sentence)
+    return kept
 
 
 def suggestions(text: str) -> list[str]:

@@ -39,7 +39,6 @@ from jobs.pool.growth import PoolGrowth
 from jobs.pool.upkeep import PoolUpkeep
 from jobs.scheduler import SweepScheduler
 from jobs.worker import MemoryWorker, SweepReport
-from memory.answers import Answers
 from memory.beliefs.rows import SQLBeliefRows
 from memory.errors import EmbeddingUnavailable, VectorStoreUnavailable
 from memory.facts.provisional import ProvisionalFacts
@@ -195,7 +194,7 @@ def _wired(settings: Settings, stores: Stores, model: ChatModel, worker: MemoryW
         rounds=stores.rounds, recall=recall, personas=choice, model=model,
         prompt=prompt, fixes=fixes, teaching=teaching,
         chat=settings.chat, turns=turns, provisional=provisional, upkeep=worker,
-        notes=(MemoryNotes(Answers(stores.embedder, stores.subjects))
+        notes=(MemoryNotes(stores.answers)
                if _shows_memory(settings.chat.show_memory, prompt) else None))
     sharing = Sharing(stores.pool, stores.rounds, personas, worker)
     access = AccessPolicy.from_settings(

@@ -28,6 +28,7 @@ from memory.feedback.rows import SQLFeedbackRows
 from memory.feedback.store import FeedbackMemory, LookupSettings
 from memory.index.chroma import ChromaIndex, IndexNames, open_client
 from memory.index.switch import adopt_embedder
+from memory.places import Places
 from memory.pool.examples import PoolExamples
 from memory.pool.retriever_rows import SQLRetrieverRows
 from memory.pool.rows import SQLPoolRows
@@ -67,6 +68,7 @@ class Stores:
     uses: ReplyUses
     relevance: Relevance
     subjects: Subjects  # what a statement or a message is about, by meaning
+    answers: Answers  # which statement answers a question about the person
     switched: bool  # the embedding model changed since the indexes were built
 
     @property
@@ -95,6 +97,7 @@ async def open_stores(settings: Settings, stack: AsyncExitStack,
     facts = FactStore(SQLFactRows(engine, autocommit), ChromaIndex(client, names.facts),
                       ChromaIndex(client, names.taught), embedder, subjects)
     rounds = SQLRoundStore(engine, autocommit)
+    answers = Answers(embedder, subjects, Places())
     return Stores(
         engine=engine, autocommit=autocommit or engine, embedder=embedder, rounds=rounds,
         profiles=SQLProfileStore(engine),
@@ -108,8 +111,9 @@ async def open_stores(settings: Settings, stack: AsyncExitStack,
         retrievers=SQLRetrieverRows(engine, autocommit),
         uses=ReplyUses(rounds, SQLTopicRows(engine, autocommit), SQLFactRows(engine, autocommit),
                        SQLFeedbackRows(engine, autocommit), SQLPoolRows(engine, autocommit)),
-        relevance=await _relevance(settings, topics, facts, subjects, embedder),
+        relevance=await _relevance(settings, topics, facts, subjects, answers),
         subjects=subjects,
+        answers=answers,
         switched=switched,
     )
 
@@ -137,13 +141,13 @@ def build_recaller(settings: Settings, stores: Stores, examples: PoolExamples | 
 
 
 async def _relevance(settings: Settings, topics: IndexedTopicStore, facts: FactStore,
-                     subjects: Subjects, embedder: Embedder) -> Relevance:
+                     subjects: Subjects, answers: Answers) -> Relevance:
     chat = settings.chat
     counter = await asyncio.to_thread(WordPieceCounter, minilm_tokenizer_file())
     plan = RelevancePlan(mode=chat.relevance, tokens=chat.relevance_tokens,
                          topics=chat.relevance_topics, floor=chat.relevance_floor)
     line = functools.partial(memory_line, user_name=chat.user_name)
-    return Relevance(topics, facts, counter, line, plan, subjects, Answers(embedder, subjects))
+    return Relevance(topics, facts, counter, line, plan, subjects, answers)
 
 
 def _feedback_memory(settings: Settings, engine: AsyncEngine, autocommit: AsyncEngine | None,

@@ -89,3 +89,10 @@ def test_what_the_companion_says_about_itself_is_kept_when_it_can_be_contradicte
     reply = ("Oh fun! I love jazz. I think that's a lovely plan. My favourite season is autumn. "
              "I'm so happy for you!")
     assert suggestions(reply) == ["I love jazz.", "My favourite season is autumn."]
+
+
+def test_what_follows_a_question_about_the_person_frames_it() -> None:
+    assert user_facts("whos coming round to mine later? i forgot her name lmao") == []
+    assert user_facts("What was my new pastime again? I mentioned it earlier.") == []
+    assert user_facts("We moved to Berlin last month. Do you remember where my sister lives?"
+                      ) == ["We moved to Berlin last month."]

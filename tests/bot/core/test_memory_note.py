@@ -21,6 +21,7 @@ from memory.beliefs.subjects import Subjects
 from memory.days import day
 from memory.embeddings.onnx_minilm import OnnxMiniLM
 from memory.embeddings.packaged import minilm_model_file, minilm_tokenizer_file
+from memory.places import Places
 from memory.types import Fact, Found, Recall, Speaker
 from tests.chatting import run, say
 from tests.conftest import make_settings
@@ -122,10 +123,33 @@ async def test_with_the_demo_model_a_first_session_shows_the_memory(tmp_path: Pa
     assert re.search(r"From my memory, #\d+ in /why: .*tomatoes", said), said
 
 
+async def test_two_sentences_of_one_message_do_not_replace_each_other(
+    showing: Companion, llm: ScriptedLLM
+) -> None:
+    # Both are about the same part of life; the second is not news that outdates the first.
+    book = "My all-time favourite book is Anne of Green Gables. I reread it every winter."
+    for text in (book, *SMALL_TALK):
+        await say(showing, text)
+    said, _ = await say(showing, "What's the book I always go back to?")
+    [(_, _, quoted)] = NOTE.findall(said)
+    assert "Anne of Green Gables" in quoted
+
+
+async def test_what_frames_a_question_is_not_shown_as_a_memory(
+    showing: Companion, llm: ScriptedLLM
+) -> None:
+    for text in ("my dog Biscuit ate a whole sock today", *SMALL_TALK,
+                 "whos coming round to mine later? i forgot her name lmao"):
+        await say(showing, text)
+    said, _ = await say(showing, "and whats my dogs name again")
+    [(_, _, quoted)] = NOTE.findall(said)
+    assert "Biscuit" in quoted
+
+
 @pytest.fixture(scope="module")
 def notes() -> MemoryNotes:
     embedder = OnnxMiniLM(minilm_model_file(), minilm_tokenizer_file())
-    return MemoryNotes(Answers(embedder, Subjects(embedder)))
+    return MemoryNotes(Answers(embedder, Subjects(embedder), Places()))
 
 
 def _fact(number: int, text: str, subject: str | None = None) -> Fact:
@@ -181,6 +205,26 @@ async def test_advice_and_questions_about_the_world_show_no_memory(
     notes: MemoryNotes, question: str
 ) -> None:
     assert await notes.to_show(_recall(*CHAT, STUDY, FIXIE, SISTER_FACT), question) is None
+
+
+PLACE_IN_PASSING = _fact(10, "Tampines so hot today, walk to MRT already sweating like mad")
+TIRE_SHOP = _fact(11, "i work at a tire shop so at least i get the tires cheap lol")
+
+
+@pytest.mark.parametrize("question", ["where i stay hor, you remember?",
+                                      "do u remember what city im in"])
+async def test_a_place_said_in_passing_answers_where_the_person_lives(
+    notes: MemoryNotes, question: str
+) -> None:
+    recall = _recall(*CHAT, _fact(12, "today very sian, nothing to do"),
+                     PLACE_IN_PASSING)
+    shown = await notes.to_show(recall, question)
+    assert shown is not None and shown.fact == PLACE_IN_PASSING
+
+
+async def test_where_the_person_works_is_not_a_place_question(notes: MemoryNotes) -> None:
+    shown = await notes.to_show(_recall(PLACE_IN_PASSING, TIRE_SHOP), "where do i work?")
+    assert shown is not None and shown.fact == TIRE_SHOP
 
 
 async def test_a_question_nothing_answers_shows_no_memory(notes: MemoryNotes) -> None:

@@ -5,6 +5,7 @@ model."""
 
 from __future__ import annotations
 
+import itertools
 import uuid
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
@@ -35,9 +36,13 @@ async def bank(tmp_path: Path, llm: ScriptedLLM, sql_url: str) -> AsyncIterator[
 
 
 async def _said(companion: Companion, text: str, when: datetime, user: str = "ana") -> Fact:
-    fact = Fact(uuid.uuid4().hex, user, text, Speaker.USER, when, (1,))
+    # Each statement from a round of its own: two sentences of one round never outdate each other.
+    fact = Fact(uuid.uuid4().hex, user, text, Speaker.USER, when, (next(_ROUNDS),))
     await companion.facts.add_facts([fact])
     return fact
+
+
+_ROUNDS = itertools.count(1)
 
 
 async def _timeline(companion: Companion, old: str, new: str, user: str = "ana"
