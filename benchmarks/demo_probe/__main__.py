@@ -7,7 +7,7 @@ the person see their memory working?
 
 Two kinds of probe.
 
-**Chats** (`--sets development,independent,independent2,independent3,independent4`): 15
+**Chats** (`--sets development,independent,...,independent5`): 15
 messages of one new user (a fresh companion each, default settings: the demo model, the memory
 note under replies), four facts at messages 1-4, small talk and general questions at 5-11, a
 question about each fact at 12-15, eleven rounds later. For each question: does what the person
@@ -17,9 +17,9 @@ shown (`shown_for_general`, target at most 0.05). The development set is the one
 note (bot/core/memory_note.py) was first tuned on. The independent sets were each written by a
 helper who had read neither the code nor any other set, from the brief beside it, and each was
 run once as the headline of a change, then its misses were read, which made it development
-data: the first at 0.83, `independent2` at 0.73 and `independent3` at 0.66 (27 November 2026,
-each with the code of its day). `independent4` is the headline today (see the benchmarks
-page). The last line is the last chat set's: `shown_right=<x> reply_right=<y>`.
+data: the first at 0.83, `independent2` at 0.73, `independent3` at 0.66 and `independent4` at
+0.78 (27 November 2026, each with the code of its day). `independent5` is the headline today,
+run once at 0.88 (see the benchmarks page). The last line is the last chat set's: `shown_right=<x> reply_right=<y>`.
 
 **Two-turn probes** (`--sets pairs`): each of the 30 probes is two turns of a new user: a
 message that says one thing ("I'm Ana.") and a question about it ("What's my name?"). Both go
@@ -266,9 +266,9 @@ async def main(sets: list[str], before: bool, limit: int, verbose: bool) -> None
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sets", default="pairs,development,independent,independent2,"
-                                          "independent3,independent4",
+                                          "independent3,independent4,independent5",
                         help="which probes, in order: pairs, development, independent, "
-                             "independent2, independent3, independent4")
+                             "independent2 ... independent5")
     parser.add_argument("--before", action="store_true",
                         help="the two-turn probes with the demo model as it was: the paper's "
                              "prompt, old sampling")
