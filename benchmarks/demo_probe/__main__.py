@@ -19,7 +19,8 @@ helper who had read neither the code nor any other set, from the brief beside it
 run once as the headline of a change, then its misses were read, which made it development
 data: the first at 0.83, `independent2` at 0.73, `independent3` at 0.66 and `independent4` at
 0.78 (27 November 2026, each with the code of its day). `independent5` is the headline today,
-run once at 0.88 (see the benchmarks page). The last line is the last chat set's: `shown_right=<x> reply_right=<y>`.
+run once at 0.88 (see the benchmarks page). The last line is the last chat set's:
+`shown_right=<x> reply_right=<y>`.
 
 **Two-turn probes** (`--sets pairs`): each of the 30 probes is two turns of a new user: a
 message that says one thing ("I'm Ana.") and a question about it ("What's my name?"). Both go
