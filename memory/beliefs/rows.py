@@ -75,14 +75,10 @@ class SQLBeliefRows:
                 )
         return len(changes)
 
-    async def on_topic(self, belief: Belief, limit: int) -> list[Belief]:
-        """The newest checked beliefs about the same subject (the paper's on-topic feedback)."""
-        return (await self.on_topic_of([belief], limit))[belief.id]
-
     async def on_topic_of(self, beliefs: Sequence[Belief], limit: int
                           ) -> dict[str, list[Belief]]:
-        """`on_topic` for each of one user's `beliefs` (by id), in one read: the newest
-        `limit` of each subject, who it is about and persona, newest first."""
+        """For each of one user's `beliefs` (by id), the newest `limit` checked beliefs about
+        its subject (the paper's on-topic feedback), newest first; one read for them all."""
         subjects = sorted({b.subject for b in beliefs if b.subject is not None})
         if not subjects:
             return {belief.id: [] for belief in beliefs}

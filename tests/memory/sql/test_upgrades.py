@@ -95,7 +95,7 @@ async def test_a_database_of_release_0_4_gains_beliefs_and_its_facts_become_prem
         await SQLFactRows(engine).insert([moved])
         [new] = await beliefs.unchecked("ana", 10)
         assert (new.subject, new.confidence) == ("home", 0.8)
-        [old] = await beliefs.on_topic(new, 3)
+        [old] = (await beliefs.on_topic_of([new], 3))[new.id]
         assert (old.fact.text, old.about, old.subject, old.confidence) == (
             "I live in Paris.", About.USER, "home", 0.8)
     finally:
