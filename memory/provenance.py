@@ -18,6 +18,7 @@ from typing import Any
 
 from memory.facts.rows import SQLFactRows
 from memory.feedback.rows import SQLFeedbackRows
+from memory.plans.rows import SQLPlanRows
 from memory.pool.rows import SQLPoolRows
 from memory.sql.rounds import SQLRoundStore
 from memory.topics.rows import SQLTopicRows
@@ -60,6 +61,7 @@ def used_record(recall: Recall, asked: str, cited: Sequence[int]) -> str:
         "examples": [entry.id for entry in recall.examples],
         "words_only": recall.words_only,
         "short_prompt": recall.short_prompt,
+        "follow_up": recall.follow_up.id if recall.follow_up is not None else None,
     }, ensure_ascii=False)
 
 
@@ -67,12 +69,13 @@ class ReplyUses:
     """Reads back the newest reply's record and the memories it names, as they are now."""
 
     def __init__(self, rounds: SQLRoundStore, topics: SQLTopicRows, facts: SQLFactRows,
-                 feedback: SQLFeedbackRows, pool: SQLPoolRows) -> None:
+                 feedback: SQLFeedbackRows, pool: SQLPoolRows, plans: SQLPlanRows) -> None:
         self._rounds = rounds
         self._topics = topics
         self._facts = facts
         self._feedback = feedback
         self._pool = pool
+        self._plans = plans
 
     async def last(self, user_id: str) -> LastReply | None:
         """The user's newest reply (in any process), or None when there is none to explain."""
@@ -105,12 +108,14 @@ class ReplyUses:
         relevant = record["relevant"]
         topic_ids = [r["id"] for r in relevant if r["kind"] == "topic"] + record["latest"]
         fact_ids = [r["id"] for r in relevant if r["kind"] == "fact"] + record["to_check"]
-        recent, topics, facts, feedback, examples = await asyncio.gather(
+        follow_up = record.get("follow_up")  # None in records before plans were kept
+        recent, topics, facts, feedback, examples, plan = await asyncio.gather(
             self._rounds.recent_rounds(user_id, record["recent"], before_id=round_.id),
             self._topics.active_by_ids(user_id, topic_ids),
             self._facts.active_by_ids(user_id, fact_ids),
             self._feedback.active_by_ids([c["id"] for c in record["clarifications"]]),
             asyncio.gather(*(self._pool.get(entry_id) for entry_id in record["examples"])),
+            self._plans.by_id(user_id, follow_up) if follow_up else _nothing(),
         )
         topic_of = {t.id: t for t in topics}
         fact_of = {f.id: f for f in facts}
@@ -138,8 +143,13 @@ class ReplyUses:
             examples=tuple(entry for entry in examples if entry is not None),
             words_only=record["words_only"],
             short_prompt=record.get("short_prompt", False),  # records before it was kept
+            follow_up=plan,
         )
         return LastReply(recall, record["asked"], tuple(record["cited"]), explained)
+
+
+async def _nothing() -> None:
+    return None
 
 
 def _gone_topic(topic_id: str, user_id: str, when: datetime) -> Topic:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
 from enum import StrEnum
 
 
@@ -13,6 +13,23 @@ class RoundStatus(StrEnum):
     PENDING = "pending"  # stored, the model has not answered yet
     ANSWERED = "answered"
     FAILED = "failed"  # the model could not answer; the user's message is kept
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """A coming event the user told of (`memory.plans`): their sentence, the days it is on,
+    the round it was said in, and whether they were asked about it since (status open, asked,
+    or replaced: a later plan said it changed)."""
+
+    id: str
+    user_id: str
+    text: str
+    first_day: date
+    last_day: date
+    said_at: datetime
+    round_id: int
+    persona: str | None = None
+    status: str = "open"
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,6 +227,8 @@ class Recall:
     words_only: bool = False
     # The demo model's short prompt: no Latest_topics, examples or beliefs to check were shown.
     short_prompt: bool = False
+    # A plan whose day has passed, to ask the user about once (`memory.plans`).
+    follow_up: Plan | None = None
 
     def numbered(self) -> tuple[Memory, ...]:
         """The memories as the prompt numbers them, from 1: Relevance, then Latest_topics,

@@ -11,6 +11,7 @@ import logging
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 
 from bot.app.models import build_chat_model, build_embedder
@@ -44,6 +45,7 @@ from memory.errors import EmbeddingUnavailable, VectorStoreUnavailable
 from memory.facts.provisional import ProvisionalFacts
 from memory.facts.store import FactStore
 from memory.feedback.store import FeedbackMemory
+from memory.plans.plans import Plans
 from memory.pool.examples import PoolExamples
 from memory.pool.scrub import Scrubber
 from memory.protocols import ChatMessage, ChatModel, Embedder
@@ -132,16 +134,21 @@ class Companion:
         return imported, report
 
 
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
 @asynccontextmanager
 async def open_companion(
     settings: Settings, *, model: ChatModel | None = None, sweep: bool = False,
-    scrubber: Scrubber | None = None,
+    scrubber: Scrubber | None = None, clock: Callable[[], datetime] = _now,
 ) -> AsyncIterator[Companion]:
     """Open the stores and the model; everything is closed when the block ends.
 
     `model` replaces the configured chat model (benchmarks time memory work without generation).
     `sweep` starts the periodic memory sweep, for long-running processes (the chat, the bots).
     `scrubber` is one already loaded (a process that opens many companions, such as the tests).
+    `clock` is what the dialogue takes for now (today's date, plans due).
     Raises `ConfigError`, naming the setting, when a store or model cannot be opened.
     """
     async with AsyncExitStack() as stack:
@@ -166,7 +173,7 @@ async def open_companion(
         examples = pool_examples(settings, stores, [p.domain for p in personas.values()])
         recall = build_recaller(settings, stores, examples, short_prompt=prompt.short)
         yield _wired(settings, stores, model, worker, pool, examples, recall, personas,
-                     rubrics, prompt)
+                     rubrics, prompt, clock)
 
 
 def _shows_memory(setting: str, prompt: PromptStyle) -> bool:
@@ -176,8 +183,8 @@ def _shows_memory(setting: str, prompt: PromptStyle) -> bool:
 
 def _wired(settings: Settings, stores: Stores, model: ChatModel, worker: MemoryWorker,
            pool: PoolUpkeep, examples: PoolExamples, recall: Recaller,
-           personas: dict[str, Persona], rubrics: dict[str, Rubric], prompt: PromptStyle
-           ) -> Companion:
+           personas: dict[str, Persona], rubrics: dict[str, Rubric], prompt: PromptStyle,
+           clock: Callable[[], datetime]) -> Companion:
     """The dialogue core and the commands over opened stores, models and jobs."""
     shared = stores.shared_by_processes
     confirms = _confirms_corrections(settings.feedback.confirm_with_model, settings.llm)
@@ -195,12 +202,13 @@ def _wired(settings: Settings, stores: Stores, model: ChatModel, worker: MemoryW
         prompt=prompt, fixes=fixes, teaching=teaching,
         chat=settings.chat, turns=turns, provisional=provisional, upkeep=worker,
         notes=(MemoryNotes(stores.answers)
-               if _shows_memory(settings.chat.show_memory, prompt) else None))
+               if _shows_memory(settings.chat.show_memory, prompt) else None),
+        plans=Plans(stores.plans), clock=clock)
     sharing = Sharing(stores.pool, stores.rounds, personas, worker)
     access = AccessPolicy.from_settings(
         settings, SQLMessageCounts(stores.engine) if shared else None)
     memories = UserMemories(stores.rounds, stores.topics, stores.facts, stores.feedback,
-                            stores.pool)
+                            stores.pool, stores.plans)
     commands = Commands(
         turns,
         UserCommands(personas=choice, uses=stores.uses, memories=memories,

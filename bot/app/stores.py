@@ -29,6 +29,7 @@ from memory.feedback.store import FeedbackMemory, LookupSettings
 from memory.index.chroma import ChromaIndex, IndexNames, open_client
 from memory.index.switch import adopt_embedder
 from memory.places import Places
+from memory.plans.rows import SQLPlanRows
 from memory.pool.examples import PoolExamples
 from memory.pool.retriever_rows import SQLRetrieverRows
 from memory.pool.rows import SQLPoolRows
@@ -66,6 +67,7 @@ class Stores:
     pool: SharedPool
     retrievers: SQLRetrieverRows
     uses: ReplyUses
+    plans: SQLPlanRows
     relevance: Relevance
     subjects: Subjects  # what a statement or a message is about, by meaning
     answers: Answers  # which statement answers a question about the person
@@ -98,6 +100,7 @@ async def open_stores(settings: Settings, stack: AsyncExitStack,
                       ChromaIndex(client, names.taught), embedder, subjects)
     rounds = SQLRoundStore(engine, autocommit)
     answers = Answers(embedder, subjects, Places())
+    plans = SQLPlanRows(engine)
     return Stores(
         engine=engine, autocommit=autocommit or engine, embedder=embedder, rounds=rounds,
         profiles=SQLProfileStore(engine),
@@ -110,7 +113,9 @@ async def open_stores(settings: Settings, stack: AsyncExitStack,
                         scrubber or PresidioScrubber()),
         retrievers=SQLRetrieverRows(engine, autocommit),
         uses=ReplyUses(rounds, SQLTopicRows(engine, autocommit), SQLFactRows(engine, autocommit),
-                       SQLFeedbackRows(engine, autocommit), SQLPoolRows(engine, autocommit)),
+                       SQLFeedbackRows(engine, autocommit), SQLPoolRows(engine, autocommit),
+                       plans),
+        plans=plans,
         relevance=await _relevance(settings, topics, facts, subjects, answers),
         subjects=subjects,
         answers=answers,

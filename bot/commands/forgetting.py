@@ -5,14 +5,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bot.commands.replies import fact_line, feedback_line, short_id
+from bot.commands.replies import fact_line, feedback_line, plan_line, short_id
 from bot.core.wording import counted
 from bot.errors import UserFacingError
 from memory.facts.store import FactStore
 from memory.feedback.store import FeedbackMemory
+from memory.plans.rows import SQLPlanRows
 from memory.pool.store import SharedPool
 from memory.protocols import RoundStore, TopicStore
-from memory.types import Fact, Topic
+from memory.types import Fact, Plan, Topic
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,6 +25,7 @@ class UserMemories:
     facts: FactStore
     feedback: FeedbackMemory
     pool: SharedPool
+    plans: SQLPlanRows
 
 
 CONFIRM_WORD = "yes"
@@ -36,6 +38,7 @@ async def what_forget_all_takes(memories: UserMemories, user_id: str) -> str:
               counted(await memories.topics.count(user_id), "topic"),
               counted(await memories.facts.count_stored(user_id), "fact"),
               counted(len(await memories.feedback.list_mine(user_id)), "correction"),
+              counted(len(await memories.plans.of_user(user_id)), "plan"),
               counted(shared, "shared exchange")]
     return (f"This would delete everything I store about you: {', '.join(counts[:-1])} and "
             f"{counts[-1]}, for good (/export saves a copy first). To go ahead, send "
@@ -49,13 +52,17 @@ async def forget_memories(memories: UserMemories, user_id: str, what: str) -> st
         topic_count = await memories.topics.forget(user_id)
         fact_count = await memories.facts.forget(user_id)
         feedback_count = await memories.feedback.forget(user_id)
+        plan_count = await memories.plans.forget(user_id)
         round_count = await memories.rounds.forget_rounds(user_id)
         pool_count = await _forget_shared(memories.pool, user_id)
         return (f"Forgotten: {counted(round_count, 'round')}, {counted(topic_count, 'topic')}, "
-                f"{counted(fact_count, 'fact')}, {counted(feedback_count, 'correction')} and "
-                f"{counted(pool_count, 'shared exchange')}. "
+                f"{counted(fact_count, 'fact')}, {counted(feedback_count, 'correction')}, "
+                f"{counted(plan_count, 'plan')} and {counted(pool_count, 'shared exchange')}. "
                 "We start afresh.")
     memory = await _find_memory(memories, user_id, what)
+    if isinstance(memory, Plan):
+        await memories.plans.forget(user_id, memory.id)
+        return f"Forgotten: {plan_line(memory)}"
     if isinstance(memory, Topic):
         await memories.topics.forget(user_id, memory.id)
         return f"Forgotten: [{short_id(memory.id)}] {memory.label}"
@@ -80,9 +87,11 @@ async def forget_feedback(feedback: FeedbackMemory, user_id: str, what: str) -> 
     return f"Forgotten: {feedback_line(item)}"
 
 
-async def _find_memory(memories: UserMemories, user_id: str, prefix: str) -> Topic | Fact:
+async def _find_memory(memories: UserMemories, user_id: str, prefix: str
+                       ) -> Topic | Fact | Plan:
     topics = [t for t in await memories.topics.list_topics(user_id) if t.id.startswith(prefix)]
-    matches: list[Topic | Fact] = [*topics, *await memories.facts.find(user_id, prefix)]
+    matches: list[Topic | Fact | Plan] = [*topics, *await memories.facts.find(user_id, prefix),
+                                          *await memories.plans.with_prefix(user_id, prefix)]
     if len(matches) != 1:
         problem = "No memory" if not matches else "More than one memory"
         raise UserFacingError(f"{problem} has the id '{prefix}'. See /memories or /facts.")

@@ -16,6 +16,7 @@ from memory.types import (
     Feedback,
     Found,
     Origin,
+    Plan,
     PoolEntry,
     Recall,
     Round,
@@ -175,9 +176,20 @@ def describe_recall(
                      "details taken out):")
         lines += [f"  - [{short_id(e.id)}] {e.kind or 'example'}: \"{shortened(e.prompt)}\" -> "
                   f"\"{shortened(e.answer)}\"" for e in recall.examples]
+    if recall.follow_up is not None:
+        lines.append(f"Asked how a plan went: {plan_line(recall.follow_up)}")
     if numbered:
         lines.append("If one of them is wrong: /wrong <n> [what is true]")
     return "\n".join(lines)
+
+
+def plan_line(plan: Plan) -> str:
+    """'[1a2b3c4d] 9 March 2026, you said: my interview is on Friday (13 March 2026; asked)'"""
+    days = day(plan.first_day) if plan.first_day == plan.last_day else (
+        f"{day(plan.first_day)} to {day(plan.last_day)}")
+    status = {"asked": "; asked how it went", "replaced": "; changed since"}.get(plan.status, "")
+    return (f"[{short_id(plan.id)}] {day(plan.said_at)}, you said: {plan.text} "
+            f"({days}{status})")
 
 
 def shortened(text: str, limit: int = 80) -> str:

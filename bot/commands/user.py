@@ -18,6 +18,7 @@ from bot.commands.replies import (
     describe_recall,
     fact_line,
     feedback_line,
+    plan_line,
     superseded_line,
     topic_line,
 )
@@ -114,7 +115,8 @@ class UserCommands:
         topics = await self._topics.list_topics(user_id)
         facts = await self._facts.newest(user_id, NEWEST_FACTS)
         superseded = await self._beliefs.superseded(user_id, NEWEST_FACTS)
-        if not topics and not facts and not superseded:
+        plans = [p for p in await self._memories.plans.of_user(user_id) if p.status != "replaced"]
+        if not topics and not facts and not superseded and not plans:
             return CommandReply(NO_MEMORIES_YET)
         lines = ["Your topics:", *(topic_line(t) for t in topics)] if topics else []
         if facts:
@@ -122,6 +124,9 @@ class UserCommands:
             more = (f" ({len(facts)} newest of {total}; /facts for all)"
                     if total > len(facts) else "")
             lines += [f"Facts{more}:", *(fact_line(f) for f in facts)]
+        if plans:
+            lines += ["Plans (once one's day has passed, I ask how it went):",
+                      *(plan_line(p) for p in plans)]
         if superseded:
             lines += ["No longer true (a newer or surer memory replaced them; I keep them, but "
                       "do not use them):", *(superseded_line(b.fact) for b in superseded)]

@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from contextlib import aclosing, asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
 from bot.core.citations import CitationFilter
 from bot.core.fixes import Answer, Fix, Fixes, Retract
+from bot.core.follow_ups import follow_up_question
 from bot.core.inbound import Incoming, clean_message
 from bot.core.memory_note import MemoryNotes, ShownMemory
 from bot.core.persona_choice import PersonaChoice
@@ -27,11 +28,12 @@ from bot.core.upkeep import Upkeep
 from bot.errors import InputRejected, ModelUnavailable
 from bot.settings import ChatSettings
 from memory.facts.provisional import ProvisionalFacts
+from memory.plans.plans import Plans
 from memory.protocols import ChatMessage, ChatModel, RoundStore
 from memory.provenance import used_record
 from memory.recall import Lookup, Recaller
 from memory.sql.failures import database_away
-from memory.types import Recall, Round, memory_key
+from memory.types import Plan, Recall, Round, memory_key
 from personas.loader import Persona
 
 # `Recall` is part of what a turn tells its frontend (`Recalled`).
@@ -116,12 +118,15 @@ class Dialogue:
         upkeep: Upkeep | None = None,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
         notes: MemoryNotes | None = None,
+        plans: Plans | None = None,
     ) -> None:
         """`prompt` writes each reply's messages (the demo model gets a shorter prompt).
         `provisional` keeps what a private message tells as facts while it is answered.
         `upkeep` is told of every stored round and finished private reply (the memory jobs
         start from there). `clock` tells the prompt today's date. `notes`: a reply to a question
-        about the person shows the memory that answers it (`bot.core.memory_note`; None: never)."""
+        about the person shows the memory that answers it (`bot.core.memory_note`; None: never).
+        `plans` keeps the plans a private message tells of, and brings one up once it is over
+        (None: never)."""
         self._rounds = rounds
         self._recall = recall
         self._personas = personas
@@ -135,6 +140,7 @@ class Dialogue:
         self._upkeep = upkeep
         self._clock = clock
         self._notes = notes
+        self._plans = plans
 
     async def respond(self, incoming: Incoming) -> AsyncGenerator[ReplyEvent, None]:
         """Store the message, recall memories, stream the reply, store it.
@@ -217,17 +223,39 @@ class Dialogue:
             assert lookup is not None  # private, and no /wrong: looked up
             taught = await self._teaching.catch(round_)
             recall = await self._recall.finish(lookup, before_round=round_.id, ask=True)
+            recall = replace(recall, follow_up=await self._follow_up(incoming.user_id))
             return Answer(recall, round_.user_text, taught_note(taught) + "\n\n" if taught else "")
         except BaseException:  # the message stays stored; the round must not stay pending
             await asyncio.shield(self._rounds.fail_round(round_, None))
             raise
 
+    async def _follow_up(self, user_id: str) -> Plan | None:
+        if self._plans is None:
+            return None
+        try:
+            return await self._plans.due(user_id, self._clock().date())
+        except Exception:  # a follow-up is extra: the reply goes on without one
+            log.exception("No follow-up read for this turn")
+            return None
+
     def _keep(self, round_: Round, tells: bool) -> asyncio.Future[Any]:
         """Keep what the message tells (a private message answered as itself, that taught
-        nothing) as provisional facts, while the reply streams."""
-        if not tells or self._provisional is None:
+        nothing) as provisional facts and plans, while the reply streams."""
+        if not tells:
             return _done()
-        return asyncio.ensure_future(self._provisional.keep([round_]))
+        keeping: list[Awaitable[Any]] = []
+        if self._provisional is not None:
+            keeping.append(self._provisional.keep([round_]))
+        if self._plans is not None:
+            keeping.append(self._keep_plans(round_))
+        return asyncio.ensure_future(asyncio.gather(*keeping)) if keeping else _done()
+
+    async def _keep_plans(self, round_: Round) -> None:
+        assert self._plans is not None
+        try:
+            await self._plans.keep(round_, self._clock())
+        except Exception:  # losing a plan loses only the follow-up, never the round
+            log.warning("The plans of a round were not kept", exc_info=True)
 
     async def _stream_reply(
         self, round_: Round, messages: list[ChatMessage], answer: Answer,
@@ -252,6 +280,11 @@ class Dialogue:
             if rest := marks.flush():
                 pieces.append(rest)
                 yield Delta(rest)
+            if (plan := answer.recall.follow_up) is not None and self._prompt.short:
+                # The demo model cannot be trusted to ask: the question is built from the plan.
+                asking = "\n\n" + follow_up_question(plan)
+                pieces.append(asking)
+                yield Delta(asking)
             reply = "".join(pieces).strip()
             if not reply:
                 raise ModelUnavailable("The language model returned an empty reply.")
@@ -265,6 +298,7 @@ class Dialogue:
             self._round_stored(round_.user_id,
                                await self._rounds.finish_round(round_, reply, keys, used))
             finished = True
+            await self._asked(answer.recall.follow_up)
             read = reply + memory.note() if memory is not None else reply
             yield Finished(read, round_.id, cited)
         except ModelUnavailable as error:
@@ -279,6 +313,14 @@ class Dialogue:
                 used = used_record(answer.recall, answer.asked, ())
                 await asyncio.shield(_kept(keeping))
                 await asyncio.shield(self._rounds.fail_round(round_, "".join(pieces), used))
+
+    async def _asked(self, plan: Plan | None) -> None:
+        if plan is None or self._plans is None:
+            return
+        try:
+            await self._plans.asked(plan)
+        except Exception:  # at worst it is asked about once more
+            log.warning("A follow-up was not marked asked", exc_info=True)
 
     async def _shown(self, answer: Answer) -> ShownMemory | None:
         if self._notes is None:

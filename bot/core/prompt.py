@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Protocol
 
+from bot.core.follow_ups import follow_up_section
 from memory.days import day
 from memory.pool.examples import examples_section
 from memory.protocols import ChatMessage
@@ -115,6 +116,8 @@ def build_messages(
             f"\"Earlier you said {quoted(_plain(earlier.text))}; now "
             f"{quoted(_plain(later.text))}. Which is true now?\").",
         ]
+    if recall.follow_up is not None:
+        sections += follow_up_section(recall.follow_up, user_name)
     if numbered:
         sections.append(CITE)
     sections += [

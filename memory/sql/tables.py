@@ -15,6 +15,7 @@ from sqlalchemy import (
     BigInteger,
     Boolean,
     Column,
+    Date,
     DateTime,
     Float,
     Index,
@@ -340,5 +341,25 @@ index_model = Table(
     Column("name", String(32), primary_key=True),
     Column("embedder", String(64), nullable=True),  # NULL: not recorded yet
     Column("changed_at", Timestamp, nullable=False),
+    **_MYSQL,
+)
+
+# Coming events the user told of (memory.plans; migration 17): their sentence, the days it is
+# on, the round it came from; asked about once after its last day (status open -> asked), or
+# replaced by a later plan that says it changed.
+plans = Table(
+    "plans",
+    metadata,
+    Column("id", String(32), primary_key=True),  # from the round: finding it twice is harmless
+    Column("user_id", UserId, nullable=False),
+    Column("persona", String(64), nullable=True),
+    Column("text", FactText, nullable=False),
+    Column("first_day", Date, nullable=False),
+    Column("last_day", Date, nullable=False),
+    Column("said_at", Timestamp, nullable=False),
+    Column("round_id", RowId, nullable=False),
+    Column("status", String(16), nullable=False),  # open | asked | replaced
+    Column("asked_at", Timestamp, nullable=True),
+    Index("ix_plans_user_status_last", "user_id", "status", "last_day"),
     **_MYSQL,
 )

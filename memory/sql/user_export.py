@@ -14,6 +14,7 @@ from memory.sql.tables import (
     belief_questions,
     facts,
     feedback,
+    plans,
     pool_entries,
     pool_optins,
     profiles,
@@ -57,6 +58,9 @@ class UserExport:
                 select(pool_entries).where(pool_entries.c.user_id == user_id)
                 .order_by(pool_entries.c.created_at)
             )).mappings().all()
+            plan_rows = (await conn.execute(
+                select(plans).where(plans.c.user_id == user_id).order_by(plans.c.first_day)
+            )).mappings().all()
             sharing = (await conn.execute(
                 select(pool_optins.c.since).where(pool_optins.c.user_id == user_id)
             )).scalar_one_or_none()
@@ -70,11 +74,26 @@ class UserExport:
             "feedback": [_feedback(row) for row in feedback_rows],
             # Two facts that disagreed, to ask you about once (ids of "facts").
             "questions": [_question(row) for row in question_rows],
+            # Coming events you told of, to ask about once they are over.
+            "plans": [_plan(row) for row in plan_rows],
             # /share on: since when good exchanges of yours may become shared examples.
             "sharing_since": as_utc(sharing).isoformat() if sharing else None,
             # Your exchanges in the shared pool, as stored: personal details taken out.
             "shared_pool": [_pool_entry(row) for row in pool_rows],
         }
+
+
+def _plan(row: Any) -> dict[str, Any]:
+    return {
+        "id": row["id"],
+        "text": row["text"],
+        "first_day": row["first_day"].isoformat(),
+        "last_day": row["last_day"].isoformat(),
+        "said_at": as_utc(row["said_at"]).isoformat(),
+        "from_round": int(row["round_id"]),
+        "status": row["status"],  # open; asked (you were asked how it went); replaced
+        "asked_at": as_utc(row["asked_at"]).isoformat() if row["asked_at"] else None,
+    }
 
 
 def _pool_entry(row: Any) -> dict[str, Any]:

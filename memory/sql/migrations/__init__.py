@@ -32,6 +32,7 @@ from memory.sql.migrations import (
     m014_topics_quote_superseded,
     m015_fact_words,
     m016_retriever_cosine,
+    m017_plans,
 )
 from memory.sql.migrations.frozen import MYSQL, Timestamp, now
 
@@ -48,7 +49,7 @@ MIGRATIONS: tuple[Migration, ...] = tuple(
         (m001_core, m002_feedback, m003_facts, m004_teaching, m005_beliefs, m006_shared_pool,
          m007_user_turns, m008_message_counts, m009_index_model, m010_reply_uses,
          m011_provisional_facts, m012_provisional_vectors, m013_subjects,
-         m014_topics_quote_superseded, m015_fact_words, m016_retriever_cosine),
+         m014_topics_quote_superseded, m015_fact_words, m016_retriever_cosine, m017_plans),
         start=1,
     )
 )

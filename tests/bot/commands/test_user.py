@@ -65,8 +65,8 @@ async def test_forget_all_clears_rounds_and_topics_of_that_user_only(
         await _chat(companion, user, "I love table tennis")
     answer = await _run(companion, "ana", "/forget all yes")
     # The fact: what the message told, kept at once (provisional).
-    assert answer == ("Forgotten: 1 round, 1 topic, 1 fact, 0 corrections and 0 shared "
-                      "exchanges. We start afresh.")
+    assert answer == ("Forgotten: 1 round, 1 topic, 1 fact, 0 corrections, 0 plans and 0 "
+                      "shared exchanges. We start afresh.")
     assert await companion.rounds.count_rounds("ana") == 0
     assert await companion.facts.count("ana") == 0
     assert await companion.facts.count("ben") == 1
@@ -240,7 +240,7 @@ async def test_forget_all_counts_a_retracted_fact_before_and_after_alike(
     await companion.facts.retract("ana", wrong.id)
     asked = await _run(companion, "ana", "/forget all")
     done = await _run(companion, "ana", "/forget all yes")
-    counts = "0 rounds, 0 topics, 2 facts, 0 corrections and 0 shared exchanges"
+    counts = "0 rounds, 0 topics, 2 facts, 0 corrections, 0 plans and 0 shared exchanges"
     assert asked.startswith(f"This would delete everything I store about you: {counts}, ")
     assert done == f"Forgotten: {counts}. We start afresh."
     assert await _run(companion, "ana", "/forget all") == asked.replace("2 facts", "0 facts")
@@ -271,8 +271,8 @@ async def test_forget_all_says_what_would_go_and_deletes_only_when_confirmed(
     await _chat(companion, "ana", "I love table tennis")
     asked = await _run(companion, "ana", "/forget all")
     assert asked == ("This would delete everything I store about you: 1 round, 1 topic, 1 fact, "
-                     "0 corrections and 0 shared exchanges, for good (/export saves a copy "
-                     "first). To go ahead, send /forget all yes")
+                     "0 corrections, 0 plans and 0 shared exchanges, for good (/export saves a "
+                     "copy first). To go ahead, send /forget all yes")
     assert await companion.rounds.count_rounds("ana") == 1  # nothing went yet
     assert await companion.topics.count("ana") == 1
     assert (await _run(companion, "ana", "/forget all YES")).startswith("Forgotten: 1 round")

@@ -256,7 +256,7 @@ async def test_feedback_forget_removes_one_and_forget_all_removes_every_correcti
     wrong = await tutor.commands.run("ana", f"/feedback forget {first.id[:8]}")
     assert wrong.text.startswith("There is no feedback with the id")
     answer = await tutor.commands.run("ana", "/forget all yes")
-    assert "1 correction and" in answer.text
+    assert "1 correction," in answer.text
     await say_recalled(tutor, "What is the opposite of cold?")
     assert not _clarified(llm)
     assert (await tutor.commands.run("ana", "/feedback")).text.startswith("I have no corrections")

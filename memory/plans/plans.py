@@ -1,0 +1,72 @@
+"""Plans kept from what the user says, and the one to ask about in a turn.
+
+Each private message is read for plans while it is answered (`memory.plans.finder`, in a worker
+thread). A plan that names the same thing as an open one of the user's ("the interview moved to
+Monday" after "my interview is on Friday") replaces it. In a later turn, the open plan that
+ended most recently, within `FOLLOW_UP_DAYS`, is the one to ask about; once the reply that asks
+is stored, the plan is asked and never comes up again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import calendar
+import hashlib
+import uuid
+from datetime import date, datetime
+
+from memory.plans.finder import FoundPlan, PlanFinder
+from memory.plans.rows import SQLPlanRows
+from memory.statements import content_words
+from memory.types import Plan, Round
+
+FOLLOW_UP_DAYS = 4  # a plan is asked about in the first conversation this many days after it
+# Words that say when, not what: two plans sharing only these are not the same plan.
+_TIME_WORDS = frozenset(
+    [name.lower() for name in (*calendar.day_name, *calendar.month_name) if name]
+    + "today tonight tomorrow tmrw next week weekend month year morning evening night "
+      "afternoon day days moved move moving changed postponed rescheduled instead now "
+      "th st nd rd".split())
+
+
+class Plans:
+    """Finds, keeps and follows up the user's plans."""
+
+    def __init__(self, rows: SQLPlanRows, finder: PlanFinder | None = None) -> None:
+        self.rows = rows
+        self._finder = finder or PlanFinder()
+
+    async def keep(self, round_: Round, said_at: datetime) -> list[Plan]:
+        """Store the plans of the round's message, said at `said_at`; returns those new. Safe
+        to run twice: a plan's id comes from its round."""
+        found = await asyncio.to_thread(self._finder.find, round_.user_text, said_at.date())
+        if not found:
+            return []
+        new = [_plan(round_, i, plan, said_at) for i, plan in enumerate(found)]
+        open_plans = await self.rows.open_from(round_.user_id, said_at.date())
+        replaced = [old.id for old in open_plans for plan in new
+                    if old.round_id != round_.id and _same_thing(old.text, plan.text)]
+        return await self.rows.add(new, replaced)
+
+    async def due(self, user_id: str, today: date) -> Plan | None:
+        """The plan to ask the user about today, if one is due."""
+        return await self.rows.due(user_id, today, FOLLOW_UP_DAYS)
+
+    async def asked(self, plan: Plan) -> None:
+        await self.rows.asked(plan.user_id, plan.id)
+
+
+def _same_thing(older: str, newer: str) -> bool:
+    """Two plans that name the same thing: a word besides the time words in common."""
+    return bool(_what(older) & _what(newer))
+
+
+def _what(text: str) -> set[str]:
+    return {w for w in content_words(text) if w not in _TIME_WORDS and not w.isdigit()}
+
+
+def _plan(round_: Round, index: int, found: FoundPlan, said_at: datetime) -> Plan:
+    digest = hashlib.sha256(f"{round_.user_id}/plan/{round_.id}#{index}".encode()).digest()
+    return Plan(id=uuid.UUID(bytes=digest[:16]).hex, user_id=round_.user_id, text=found.text,
+                first_day=found.first_day, last_day=found.last_day, said_at=said_at,
+                round_id=round_.id, persona=round_.persona)

@@ -1,0 +1,113 @@
+"""Plans in SQL (SQLite or MySQL): kept once, read when due, asked about once."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
+
+from sqlalchemy import delete, insert, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from memory.sql.engine import as_utc, utcnow
+from memory.sql.tables import plans
+from memory.types import Plan
+
+
+class SQLPlanRows:
+    def __init__(self, engine: AsyncEngine) -> None:
+        self._engine = engine
+
+    async def add(self, new: Sequence[Plan], replaced: Sequence[str] = ()) -> list[Plan]:
+        """Store the plans not stored yet (their ids come from their round), and mark
+        `replaced` (open plans these change) replaced; returns the plans stored now."""
+        if not new:
+            return []
+        async with self._engine.begin() as conn:
+            have = set((await conn.execute(select(plans.c.id).where(
+                plans.c.id.in_([p.id for p in new])))).scalars())
+            added = [p for p in new if p.id not in have]
+            if added:
+                try:
+                    await conn.execute(insert(plans), [_row(p) for p in added])
+                except IntegrityError:  # another process stored them first
+                    return []
+            if replaced and added:
+                await conn.execute(update(plans).where(
+                    plans.c.id.in_(list(replaced)) & (plans.c.status == "open")
+                ).values(status="replaced"))
+        return added
+
+    async def open_from(self, user_id: str, day: date) -> list[Plan]:
+        """The user's open plans that end on `day` or later."""
+        query = select(plans).where((plans.c.user_id == user_id) & (plans.c.status == "open")
+                                    & (plans.c.last_day >= day))
+        async with self._engine.connect() as conn:
+            return [_plan(row) for row in (await conn.execute(query)).mappings()]
+
+    async def due(self, user_id: str, today: date, within_days: int) -> Plan | None:
+        """The user's open plan that ended most recently before `today`, at most
+        `within_days` ago: one read on the (user, status, last day) index."""
+        query = (select(plans).where(
+            (plans.c.user_id == user_id) & (plans.c.status == "open")
+            & (plans.c.last_day < today)
+            & (plans.c.last_day >= today - timedelta(days=within_days)))
+            .order_by(plans.c.last_day.desc(), plans.c.said_at.desc()).limit(1))
+        async with self._engine.connect() as conn:
+            row = (await conn.execute(query)).mappings().first()
+        return None if row is None else _plan(row)
+
+    async def asked(self, user_id: str, plan_id: str) -> bool:
+        """Mark the plan asked about; False when it was asked about already (or is gone)."""
+        async with self._engine.begin() as conn:
+            result = await conn.execute(update(plans).where(
+                (plans.c.user_id == user_id) & (plans.c.id == plan_id)
+                & (plans.c.status == "open")).values(status="asked", asked_at=utcnow()))
+        return bool(result.rowcount)
+
+    async def by_id(self, user_id: str, plan_id: str) -> Plan | None:
+        query = select(plans).where((plans.c.user_id == user_id) & (plans.c.id == plan_id))
+        async with self._engine.connect() as conn:
+            row = (await conn.execute(query)).mappings().first()
+        return None if row is None else _plan(row)
+
+    async def with_prefix(self, user_id: str, prefix: str) -> list[Plan]:
+        """The user's plans whose id starts with `prefix` (as /memories shows it)."""
+        query = select(plans).where((plans.c.user_id == user_id)
+                                    & plans.c.id.startswith(prefix, autoescape=True))
+        async with self._engine.connect() as conn:
+            return [_plan(row) for row in (await conn.execute(query)).mappings()]
+
+    async def of_user(self, user_id: str) -> list[Plan]:
+        """Every plan of the user, the soonest first."""
+        query = (select(plans).where(plans.c.user_id == user_id)
+                 .order_by(plans.c.first_day, plans.c.said_at))
+        async with self._engine.connect() as conn:
+            return [_plan(row) for row in (await conn.execute(query)).mappings()]
+
+    async def forget(self, user_id: str, plan_id: str | None = None) -> int:
+        """Delete the user's plans, or one of them."""
+        mine = plans.c.user_id == user_id
+        where = mine if plan_id is None else mine & (plans.c.id == plan_id)
+        async with self._engine.begin() as conn:
+            result = await conn.execute(delete(plans).where(where))
+        return int(result.rowcount)
+
+
+def _row(plan: Plan) -> dict[str, Any]:
+    return {"id": plan.id, "user_id": plan.user_id, "persona": plan.persona, "text": plan.text,
+            "first_day": plan.first_day, "last_day": plan.last_day,
+            "said_at": _stored(plan.said_at), "round_id": plan.round_id,
+            "status": plan.status}
+
+
+def _stored(when: datetime) -> datetime:
+    return when.astimezone(UTC).replace(tzinfo=None) if when.tzinfo else when
+
+
+def _plan(row: Any) -> Plan:
+    return Plan(id=row["id"], user_id=row["user_id"], text=row["text"],
+                first_day=row["first_day"], last_day=row["last_day"],
+                said_at=as_utc(row["said_at"]), round_id=row["round_id"],
+                persona=row["persona"], status=row["status"])

@@ -1,0 +1,52 @@
+"""Plans found in what people say, with their days (memory/plans/finder.py)."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from memory.plans.finder import PlanFinder
+
+MONDAY = date(2026, 3, 9)
+
+
+@pytest.fixture(scope="module")
+def finder() -> PlanFinder:
+    return PlanFinder()
+
+
+@pytest.mark.parametrize(("text", "first", "last"), [
+    ("my interview is on Friday, wish me luck", date(2026, 3, 13), date(2026, 3, 13)),
+    ("ugh dentist tmrw", date(2026, 3, 10), date(2026, 3, 10)),
+    ("we fly to Lisbon next week", date(2026, 3, 16), date(2026, 3, 22)),
+    ("the exam went badly but the resit is on the 20th", date(2026, 3, 20), date(2026, 3, 20)),
+    ("Back from work. Mum's op is in two days, nervous", date(2026, 3, 11), date(2026, 3, 11)),
+    ("got tickets for Saturday!!", date(2026, 3, 14), date(2026, 3, 14)),
+])
+def test_a_coming_event_is_a_plan_on_the_days_it_names(
+        finder: PlanFinder, text: str, first: date, last: date) -> None:
+    [plan] = finder.find(text, MONDAY)
+    assert (plan.first_day, plan.last_day) == (first, last)
+    assert plan.text in text
+
+
+@pytest.mark.parametrize("text", [
+    "my interview was on Friday",  # over
+    "we flew back yesterday",
+    "I have yoga every Tuesday",  # a habit
+    "church on sunday mornings",
+    "if I get the job I'll move next month",  # a hypothetical
+    "maybe I'll go to the gym tomorrow, we'll see",
+    "what's the weather on Friday?",  # a question
+    "tomorrow is another day",  # no event
+    "I'm so tired today",
+    "I really want to learn the piano",  # no time
+])
+def test_what_is_not_a_coming_event_is_no_plan(finder: PlanFinder, text: str) -> None:
+    assert finder.find(text, MONDAY) == []
+
+
+def test_a_plan_said_at_the_end_of_a_year_lands_in_the_next(finder: PlanFinder) -> None:
+    [plan] = finder.find("flying home on the 3rd!", date(2026, 12, 30))
+    assert plan.first_day == date(2027, 1, 3)
