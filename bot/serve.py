@@ -20,7 +20,11 @@ SHUTDOWN_GRACE_SECONDS = 20.0
 
 
 class Frontend(Protocol):
+    platform: str  # the prefix of its users' ids: "telegram", "discord"
+
     async def start(self) -> None: ...
+
+    async def send_private(self, user_id: str, text: str) -> None: ...
 
     async def wait_failed(self) -> None: ...
 
@@ -59,7 +63,13 @@ async def serve(settings: Settings, tokens: Tokens) -> None:
                 await frontend.start()
                 started.append(frontend)
             log.info("Serving %d frontend(s); Ctrl+C or SIGTERM stops", len(started))
-            await _until_stopped(stop, started)
+            checking = asyncio.create_task(_check_in(companion, started))
+            try:
+                await _until_stopped(stop, started)
+            finally:
+                checking.cancel()
+                with suppress(asyncio.CancelledError):
+                    await checking
         finally:
             for frontend in started:
                 await frontend.stop_receiving()
@@ -67,6 +77,18 @@ async def serve(settings: Settings, tokens: Tokens) -> None:
             for frontend in started:
                 await frontend.close()
     log.info("Stopped cleanly")
+
+
+async def _check_in(companion: Companion, frontends: list[Frontend]) -> None:
+    """Send the check-ins due (`bot.core.checkins`) every `checkins.every_minutes`; a failed
+    round is logged and tried again at the next."""
+    senders = {frontend.platform: frontend.send_private for frontend in frontends}
+    while True:
+        try:
+            await companion.checkins.send_due(senders)
+        except Exception:
+            log.exception("Check-ins could not be sent this time")
+        await asyncio.sleep(companion.settings.checkins.every_minutes * 60)
 
 
 async def _until_stopped(stop: asyncio.Event, frontends: list[Frontend]) -> None:

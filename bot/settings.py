@@ -10,6 +10,7 @@ import os
 import tomllib
 from pathlib import Path
 from typing import Any, Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from platformdirs import user_data_path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -111,6 +112,37 @@ class SharingSettings(_Section):
     retrain_every: int = Field(25, ge=1)
 
 
+class CheckinSettings(_Section):
+    timezone: str = "UTC"
+    waking_from: int = Field(9, ge=0, le=23)
+    waking_until: int = Field(21, ge=1, le=24)
+    per_week: int = Field(2, ge=0, le=14)
+    every_minutes: float = Field(15.0, gt=0)
+
+    @field_validator("timezone")
+    @classmethod
+    def _known_zone(cls, value: str) -> str:
+        if not known_zone(value):
+            raise ValueError(f"{value!r} is not a time zone name (such as Europe/Lisbon)")
+        return value
+
+    @model_validator(mode="after")
+    def _a_day_with_waking_hours(self) -> CheckinSettings:
+        if self.waking_from >= self.waking_until:
+            raise ValueError(f"waking_from ({self.waking_from}) must come before waking_until "
+                             f"({self.waking_until})")
+        return self
+
+
+def known_zone(name: str) -> bool:
+    """An IANA time zone name that this machine knows ("Europe/Lisbon", "UTC")."""
+    try:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        return False
+    return True
+
+
 class SQLSettings(_Section):
     url: str = ""
 
@@ -172,6 +204,7 @@ class Settings(BaseSettings):
     feedback: FeedbackSettings = FeedbackSettings()
     beliefs: BeliefsSettings = BeliefsSettings()
     sharing: SharingSettings = SharingSettings()
+    checkins: CheckinSettings = CheckinSettings()
     sql: SQLSettings = SQLSettings()
     vector: VectorSettings = VectorSettings()
     access: AccessSettings = AccessSettings()

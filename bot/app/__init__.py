@@ -22,6 +22,7 @@ from bot.commands.forgetting import UserMemories
 from bot.commands.layer import Commands
 from bot.commands.user import UserCommands
 from bot.core.access import AccessPolicy
+from bot.core.checkins import CheckIns
 from bot.core.corrections import Corrections
 from bot.core.demo_prompt import DEMO_PROMPT
 from bot.core.dialogue import Dialogue
@@ -45,6 +46,8 @@ from memory.errors import EmbeddingUnavailable, VectorStoreUnavailable
 from memory.facts.provisional import ProvisionalFacts
 from memory.facts.store import FactStore
 from memory.feedback.store import FeedbackMemory
+from memory.plans.checkin_rows import SQLCheckinRows
+from memory.plans.finder import PlanFinder
 from memory.plans.plans import Plans
 from memory.pool.examples import PoolExamples
 from memory.pool.scrub import Scrubber
@@ -101,6 +104,7 @@ class Companion:
     pool: PoolUpkeep
     examples: PoolExamples
     growth: PoolGrowth
+    checkins: CheckIns
 
     async def add_topic(self, user_id: str, label: str, description: str) -> Topic:
         """Store a topic description for a user (Python API)."""
@@ -203,17 +207,21 @@ def _wired(settings: Settings, stores: Stores, model: ChatModel, worker: MemoryW
         chat=settings.chat, turns=turns, provisional=provisional, upkeep=worker,
         notes=(MemoryNotes(stores.answers)
                if _shows_memory(settings.chat.show_memory, prompt) else None),
-        plans=Plans(stores.plans), clock=clock)
+        plans=Plans(stores.plans, PlanFinder(stores.english)), clock=clock)
     sharing = Sharing(stores.pool, stores.rounds, personas, worker)
     access = AccessPolicy.from_settings(
         settings, SQLMessageCounts(stores.engine) if shared else None)
+    checkins = CheckIns(plans=stores.plans, choices=SQLCheckinRows(stores.engine),
+                        rounds=stores.rounds, personas=choice, turns=turns,
+                        settings=settings.checkins, clock=clock)
     memories = UserMemories(stores.rounds, stores.topics, stores.facts, stores.feedback,
-                            stores.pool, stores.plans)
+                            stores.pool, stores.plans, checkins.choices)
     commands = Commands(
         turns,
         UserCommands(personas=choice, uses=stores.uses, memories=memories,
                      exports=UserExport(stores.engine), teaching=teaching,
-                     retractions=retractions, beliefs=stores.beliefs, sharing=sharing),
+                     retractions=retractions, beliefs=stores.beliefs, sharing=sharing,
+                     checkins=settings.checkins),
         AdminCommands(turns=turns, memories=memories, beliefs=stores.beliefs, worker=worker,
                       stats=lambda: memory_stats(stores.engine), sharing=sharing,
                       retrievers=stores.retrievers),
@@ -227,7 +235,7 @@ def _wired(settings: Settings, stores: Stores, model: ChatModel, worker: MemoryW
         relevance=stores.relevance,
         feedback=stores.feedback, beliefs=stores.beliefs, embedder=stores.embedder,
         model=model, worker=worker, sharing=sharing, pool=pool, examples=examples,
-        growth=build_growth(settings, stores, model, personas, rubrics),
+        growth=build_growth(settings, stores, model, personas, rubrics), checkins=checkins,
     )
 
 

@@ -22,6 +22,7 @@ from memory.answers import Answers
 from memory.beliefs.rows import SQLBeliefRows
 from memory.beliefs.subjects import Subjects
 from memory.embeddings.packaged import minilm_tokenizer_file
+from memory.english import English
 from memory.facts.rows import SQLFactRows
 from memory.facts.store import FactStore
 from memory.feedback.rows import SQLFeedbackRows
@@ -68,6 +69,8 @@ class Stores:
     retrievers: SQLRetrieverRows
     uses: ReplyUses
     plans: SQLPlanRows
+    # spaCy's English model, loaded at its first use and shared (beliefs' values, plans).
+    english: English
     relevance: Relevance
     subjects: Subjects  # what a statement or a message is about, by meaning
     answers: Answers  # which statement answers a question about the person
@@ -116,6 +119,7 @@ async def open_stores(settings: Settings, stack: AsyncExitStack,
                        SQLFeedbackRows(engine, autocommit), SQLPoolRows(engine, autocommit),
                        plans),
         plans=plans,
+        english=English(),
         relevance=await _relevance(settings, topics, facts, subjects, answers),
         subjects=subjects,
         answers=answers,

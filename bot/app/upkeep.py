@@ -74,7 +74,7 @@ def build_worker(settings: Settings, stores: Stores, model: ChatModel,
         retry_base=timedelta(seconds=memory.retry_seconds),
     )
     embedder = stores.embedder
-    values = ValueReader()
+    values = ValueReader(stores.english)
     beliefs = BeliefChecker(stores.beliefs, stores.facts, embedder,
                             build_judge(settings, model, values),
                             BeliefSettings(margin=settings.beliefs.margin,

@@ -10,6 +10,7 @@ from bot.core.wording import counted
 from bot.errors import UserFacingError
 from memory.facts.store import FactStore
 from memory.feedback.store import FeedbackMemory
+from memory.plans.checkin_rows import SQLCheckinRows
 from memory.plans.rows import SQLPlanRows
 from memory.pool.store import SharedPool
 from memory.protocols import RoundStore, TopicStore
@@ -26,6 +27,7 @@ class UserMemories:
     feedback: FeedbackMemory
     pool: SharedPool
     plans: SQLPlanRows
+    checkins: SQLCheckinRows
 
 
 CONFIRM_WORD = "yes"
@@ -49,6 +51,7 @@ async def forget_memories(memories: UserMemories, user_id: str, what: str) -> st
     """Forget one topic or fact by id prefix, or everything with "all", from SQL and the
     indexes."""
     if what.lower() == "all":
+        await memories.checkins.forget(user_id)
         topic_count = await memories.topics.forget(user_id)
         fact_count = await memories.facts.forget(user_id)
         feedback_count = await memories.feedback.forget(user_id)
@@ -60,6 +63,7 @@ async def forget_memories(memories: UserMemories, user_id: str, what: str) -> st
                 f"{counted(plan_count, 'plan')} and {counted(pool_count, 'shared exchange')}. "
                 "We start afresh.")
     memory = await _find_memory(memories, user_id, what)
+    await memories.checkins.stop(user_id)  # any /forget stops check-ins at once
     if isinstance(memory, Plan):
         await memories.plans.forget(user_id, memory.id)
         return f"Forgotten: {plan_line(memory)}"

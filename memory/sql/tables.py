@@ -360,6 +360,20 @@ plans = Table(
     Column("round_id", RowId, nullable=False),
     Column("status", String(16), nullable=False),  # open | asked | replaced
     Column("asked_at", Timestamp, nullable=True),
+    # How it was asked about: "reply" (in a reply to the user) or "checkin" (a message sent
+    # when they had not written; migration 18).
+    Column("asked_via", String(16), nullable=True),
     Index("ix_plans_user_status_last", "user_id", "status", "last_day"),
+    **_MYSQL,
+)
+
+# Who asked for check-ins (/checkins on), and in which time zone (/timezone; migration 18).
+checkins = Table(
+    "checkins",
+    metadata,
+    Column("user_id", UserId, primary_key=True),
+    Column("enabled", Boolean, nullable=False),
+    Column("timezone", String(64), nullable=True),  # an IANA name; NULL: checkins.timezone
+    Column("updated_at", Timestamp, nullable=False),
     **_MYSQL,
 )

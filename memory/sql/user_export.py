@@ -12,6 +12,7 @@ from memory.facts.rows import FORGOTTEN, REPLACED
 from memory.sql.engine import as_utc, utcnow
 from memory.sql.tables import (
     belief_questions,
+    checkins,
     facts,
     feedback,
     plans,
@@ -61,6 +62,9 @@ class UserExport:
             plan_rows = (await conn.execute(
                 select(plans).where(plans.c.user_id == user_id).order_by(plans.c.first_day)
             )).mappings().all()
+            checkin = (await conn.execute(
+                select(checkins.c.enabled, checkins.c.timezone)
+                .where(checkins.c.user_id == user_id))).first()
             sharing = (await conn.execute(
                 select(pool_optins.c.since).where(pool_optins.c.user_id == user_id)
             )).scalar_one_or_none()
@@ -76,6 +80,8 @@ class UserExport:
             "questions": [_question(row) for row in question_rows],
             # Coming events you told of, to ask about once they are over.
             "plans": [_plan(row) for row in plan_rows],
+            # /checkins and /timezone: whether a plan that is over gets a message of its own.
+            "checkins": {"on": bool(checkin[0]), "timezone": checkin[1]} if checkin else None,
             # /share on: since when good exchanges of yours may become shared examples.
             "sharing_since": as_utc(sharing).isoformat() if sharing else None,
             # Your exchanges in the shared pool, as stored: personal details taken out.

@@ -104,6 +104,14 @@ class TelegramFrontend:
             why = f"Telegram did not let the bot start: {error.message}"
         return why.replace(self._token, f"${TELEGRAM_TOKEN_ENV}")
 
+    platform = "telegram"
+
+    async def send_private(self, user_id: str, text: str) -> None:
+        """A message of our own to a person ("telegram:42"), in their private chat with the
+        bot (whose id is theirs)."""
+        chat_id = int(user_id.removeprefix("telegram:"))
+        await TelegramChat(self._application.bot, chat_id).send(text)
+
     async def stop_receiving(self) -> None:
         updater = self._application.updater
         if updater is not None and updater.running:

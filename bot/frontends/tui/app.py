@@ -21,6 +21,7 @@ from textual.widgets import Footer, Header, Input, Static
 from textual.worker import Worker, get_current_worker
 
 from bot.commands.layer import is_command, parse_command
+from bot.core.checkins import CheckIns
 from bot.core.inbound import Incoming, clean_message
 from bot.core.persona_choice import PersonaChoice
 from bot.errors import InputRejected, UserFacingError
@@ -80,6 +81,9 @@ class Opened(Protocol):
 
     @property
     def rounds(self) -> RoundHistory: ...
+
+    @property
+    def checkins(self) -> CheckIns: ...
 
 
 CompanionFactory = Callable[[], AbstractAsyncContextManager[Opened]]
@@ -172,6 +176,10 @@ class CompanionApp(App[None]):
         greeting = CompanionMessage(persona.display_name, waiting=False)
         greeting.show(persona.greeting)
         await self._add(greeting)
+        if follow_up := await self.companion.checkins.on_opening(self._user_id):
+            asking = CompanionMessage(persona.display_name, waiting=False)
+            asking.show(follow_up)
+            await self._add(asking)
         await self._welcome_once()
         chat_input = self.query_one(HistoryInput)
         chat_input.disabled = False
@@ -186,8 +194,9 @@ class CompanionApp(App[None]):
             return
         shown: list[SteadyText] = [Note("── Earlier ──", classes="earlier")]
         for round_ in rounds:
-            shown += [UserMessage(f"You: {round_.user_text}", classes="earlier"),
-                      self._earlier_reply(round_)]
+            if round_.user_text:  # none before a question the companion asked first
+                shown.append(UserMessage(f"You: {round_.user_text}", classes="earlier"))
+            shown.append(self._earlier_reply(round_))
         await self._add(*shown)
 
     def _earlier_reply(self, round_: PastRound) -> CompanionMessage:

@@ -33,6 +33,7 @@ from memory.sql.migrations import (
     m015_fact_words,
     m016_retriever_cosine,
     m017_plans,
+    m018_checkins,
 )
 from memory.sql.migrations.frozen import MYSQL, Timestamp, now
 
@@ -49,7 +50,8 @@ MIGRATIONS: tuple[Migration, ...] = tuple(
         (m001_core, m002_feedback, m003_facts, m004_teaching, m005_beliefs, m006_shared_pool,
          m007_user_turns, m008_message_counts, m009_index_model, m010_reply_uses,
          m011_provisional_facts, m012_provisional_vectors, m013_subjects,
-         m014_topics_quote_superseded, m015_fact_words, m016_retriever_cosine, m017_plans),
+         m014_topics_quote_superseded, m015_fact_words, m016_retriever_cosine, m017_plans,
+         m018_checkins),
         start=1,
     )
 )

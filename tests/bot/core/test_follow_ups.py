@@ -96,6 +96,9 @@ async def test_export_holds_the_plan_with_its_days(
     await say(companion, "we fly to Lisbon next week!")
     reply = await companion.commands.run("ana", "/export")
     assert reply.attachment is not None
+    await run(companion, "/timezone Europe/Lisbon")
+    exported = json.loads((await companion.commands.run("ana", "/export")).attachment.content)
+    assert exported["checkins"] == {"on": False, "timezone": "Europe/Lisbon"}
     [plan] = json.loads(reply.attachment.content)["plans"]
     assert (plan["first_day"], plan["last_day"], plan["status"]) == (
         "2026-03-16", "2026-03-22", "open")

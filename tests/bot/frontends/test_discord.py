@@ -8,7 +8,8 @@ import json
 import re
 import sys
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +56,16 @@ async def _send_message_keeping_content(self: Any, channel_id: int, *, params: A
 
 
 @dataclass
+class Clock:
+    """What the companion takes for now; the tests of check-ins move it."""
+
+    now: datetime = field(default_factory=lambda: datetime.now(UTC))
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+@dataclass
 class Served:
     companion: Companion
     bot: CompanionBot
@@ -63,6 +74,7 @@ class Served:
     admin: discord.Member
     channel: discord.TextChannel
     edited: dict[int, str]  # message id -> its text after the last edit
+    clock: Clock
 
     async def say(self, text: str, member: discord.Member, *, dm: bool = False) -> None:
         channel = await member.create_dm() if dm else self.channel
@@ -91,7 +103,8 @@ async def served(
     chat = getattr(request, "param", {})  # [chat] settings a test asks for (indirect)
     settings = make_settings(tmp_path, llm, chat=chat,
                              discord={"admin_ids": [ADMIN], "edit_interval_seconds": 0.0})
-    async with open_companion(settings) as companion:
+    clock = Clock()
+    async with open_companion(settings, clock=clock) as companion:
         desk = companion.desk
         intents = companion_intents()
         intents.members = True  # dpytest builds its members from the member cache
@@ -112,7 +125,7 @@ async def served(
         dpy_callbacks.set_callback(on_edit, "edit_message")
         channel = dpytest.get_config().channels[0]
         served = Served(companion, bot, desk, await _join("ann", ANN),
-                        await _join("admin", ADMIN), channel, edited)
+                        await _join("admin", ADMIN), channel, edited, clock)
         try:
             yield served
         finally:
@@ -358,3 +371,18 @@ async def _react(served: Served, message: discord.Message, emoji: str) -> None:
         "message_author_id": served.bot.user.id,
     })
     await dpytest.run_all_events()
+
+
+async def test_a_check_in_reaches_the_person_once_as_a_direct_message(served: Served) -> None:
+    served.clock.now = datetime(2026, 3, 9, 10, tzinfo=UTC)  # a Monday
+    await served.say("/checkins on", served.ann, dm=True)
+    await served.say("my exam is on Friday", served.ann, dm=True)
+    assert "Check-ins are on" in served.texts()[0]
+    served.clock.now = datetime(2026, 3, 14, 10, tzinfo=UTC)
+    senders = {"discord": served.bot.send_private}
+    await served.companion.checkins.send_due(senders)
+    await served.companion.checkins.send_due(senders)
+    [message] = served.sent()
+    assert message.content == ("On 9 March 2026 you said: \u201cmy exam is on Friday\u201d. "
+                               "How did it go?")
+    assert message.channel.id == (await served.ann.create_dm()).id  # Ann's direct messages

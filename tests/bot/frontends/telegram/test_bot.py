@@ -11,6 +11,7 @@ import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -449,3 +450,32 @@ async def test_text_that_could_disguise_itself_is_shown_plainly_and_stored_as_it
     llm.enqueue(family)
     fake.private_message(ANN, "and you?")
     assert (await served.answered(ANN, 2))[1] == family  # joiners and RTL marks stay
+
+
+async def test_a_check_in_reaches_the_person_once_through_telegram(
+    tmp_path: Path, llm: ScriptedLLM, fake: FakeTelegram
+) -> None:
+    clock = {"now": datetime(2026, 3, 9, 10, tzinfo=UTC)}  # a Monday
+    settings = _settings(tmp_path, llm, fake)
+    async with open_companion(settings, clock=lambda: clock["now"]) as companion:
+        desk = companion.desk
+        [frontend] = build_frontends(companion, desk, Tokens(telegram=fake.token, discord=None))
+        await frontend.start()
+        served = Served(companion, desk, fake)
+        try:
+            fake.command(ANN, "/checkins on")
+            fake.private_message(ANN, "my exam is on Friday")
+            fake.group_message(GROUP, ANN, "my exam is on Friday, all!", mention=True)
+            assert "Check-ins are on" in (await served.answered(ANN, 2))[0]
+            await served.answered(GROUP)
+            clock["now"] = datetime(2026, 3, 14, 10, tzinfo=UTC)
+            senders = {frontend.platform: frontend.send_private}
+            await companion.checkins.send_due(senders)
+            await companion.checkins.send_due(senders)
+            asked = "On 9 March 2026 you said: \u201cmy exam is on Friday\u201d. How did it go?"
+            assert served.texts(ANN)[2:] == [asked]
+            assert len(served.texts(GROUP)) == 1  # the group's reply, and nothing else
+        finally:
+            await frontend.stop_receiving()
+            await desk.drain(5)
+            await frontend.close()

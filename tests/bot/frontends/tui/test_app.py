@@ -17,6 +17,7 @@ from bot.frontends.tui.app import WELCOMED_MARKER, CompanionApp, welcome_text
 from bot.frontends.tui.widgets import CompanionMessage, HistoryInput, MemoryPanel, Note
 from bot.settings import LLMSettings, Settings
 from memory.types import Fact, Speaker
+from tests.chatting import say
 from tests.conftest import make_settings
 from tests.fakes.openai_server import Error, Reply, ScriptedLLM
 from tests.fakes.word_reader import misreading_reader
@@ -280,3 +281,22 @@ async def test_it_shows_that_it_is_thinking_stays_at_the_newest_line_and_forgets
         await _send(pilot, "/forget all yes")
         assert "hobbies" not in _text(app.query_one(MemoryPanel))
         await wait_until(lambda: chat_log.scroll_y == chat_log.max_scroll_y)
+
+
+async def test_a_plan_that_is_over_is_asked_about_when_the_chat_opens_once(
+    tmp_path: Path, llm: ScriptedLLM
+) -> None:
+    settings = make_settings(tmp_path, llm)
+    monday, saturday = (datetime(2026, 3, d, 10, tzinfo=UTC) for d in (9, 14))
+    async with open_companion(settings, clock=lambda: monday) as companion:
+        await say(companion, "my exam is on Friday")
+    asked = "On 9 March 2026 you said: \u201cmy exam is on Friday\u201d. How did it go?"
+    for opening in range(2):
+        app = CompanionApp(lambda: open_companion(settings, clock=lambda: saturday), "ana")
+        async with app.run_test(size=(120, 36)) as pilot:
+            await _ready(pilot)
+            shown = [_text(m) for m in app.query(CompanionMessage)]
+        # Asked once, after the greeting; the next time, it is among the earlier rounds.
+        fresh = [text for text in shown if asked in text]
+        assert len(fresh) == 1
+        assert shown.index(fresh[0]) == (len(shown) - 1 if opening == 0 else 1)
