@@ -9,9 +9,14 @@ event:
   or is where the event is aimed ("booked for Saturday", "it moved to Friday");
 - it is not under "if", "might" or "maybe" (a hypothetical);
 - it is not a repeat ("every Tuesday", "on Mondays", "Sunday mornings");
-- it is no question ("what's the weather on Friday?") and no state ("I'm so tired today").
+- it is no question ("what's the weather on Friday?") and no state ("I'm so tired today");
+- the time is when something happens, not what is spoken of ("I don't even like christmas")
+  or a kind of thing ("the christmas party");
+- today counts only for a later part of it ("tonight", "at 2pm today"): "today" alone is
+  mostly about the moment.
 
-English only, as the time phrases are.
+A clause with no time word (a weekday, a month, "tomorrow", a number...) is not read further.
+The time phrases are found by dateparser and by spaCy's DATE and TIME entities. English only.
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ from typing import Any
 import regex
 
 from memory.english import English
-from memory.plans.when import DateReader, Days, spelled_out
+from memory.plans.when import HOLIDAY, DateReader, Days, spelled_out
 from memory.questions import is_question
 from memory.statements import split_sentences
 
@@ -36,6 +41,17 @@ _REPEATED = frozenset(("every", "each", "always", "usually", "often", "sometimes
 _FUTURE_AUX = frozenset(("will", "'ll", "wo", "shall", "gonna"))
 _HEDGES = frozenset(("maybe", "perhaps", "possibly", "probably", "hopefully"))
 _CONDITION = re.compile(r"^\W*(?:if|unless|in case|should)\b", re.I)
+# The words without which a clause names no day: read no further (a cheap first look).
+_TIME_WORD = re.compile(
+    r"\b(?:mon|tue|wed|thu|fri|sat|sun)\w*|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)"
+    r"\w*|\b(?:today|tonight|tomorrow|yesterday|weeks?|weekends?|months?|years?|fortnight|days?|"
+    r"mornings?|afternoons?|evenings?|nights?|christmas|xmas|easter|thanksgiving|halloween|"
+    r"valentine|new year|boxing|later|soon)\b|\d", re.I)
+_SYMBOLS = regex.compile(r"[\p{So}\p{Sk}\p{Cs}]+")  # emoji: spaCy takes them for nouns
+# What makes a plan of today: a later part of the day ("tonight", "at 2pm today"), not "today"
+# alone, which is mostly about the moment ("I'm tired today").
+_LATER_TODAY = re.compile(r"\b(?:tonight|this (?:afternoon|evening)|later|noon|at \d{1,2})\b"
+                          r"|\b\d{1,2}(?:[:.]\d\d)?\s*(?:am|pm)\b", re.I)
 # Where a clause ends: punctuation, a dash, or an emoji or other symbol.
 _CLAUSE_END = regex.compile(r"[,;:!?…()\[\]]+|\s[-\u2013\u2014]+\s|\s*[\p{So}\p{Sk}]+\s*")
 
@@ -61,42 +77,45 @@ class PlanFinder:
         """The plans `text` tells of, said on `said_on`: at most one per sentence. Blocking:
         call it from a worker thread."""
         found = []
-        for number, sentence in enumerate(split_sentences(text)):
-            plan = self._plan_in(sentence, said_on, said_before=number > 0)
+        sentences = split_sentences(text)
+        for sentence in sentences:
+            plan = self._plan_in(sentence, said_on, others_said=len(sentences) > 1)
             if plan is not None:
                 found.append(plan)
         return found
 
-    def _plan_in(self, sentence: str, said_on: date, *, said_before: bool
+    def _plan_in(self, sentence: str, said_on: date, *, others_said: bool
                  ) -> FoundPlan | None:
         """The sentence's first clause that places a coming event. Each clause is read alone
         ("we're off to Seville mid-April, any tips?" asks in its second clause only); a clause
         after one that opens with "if" is a consequence, not a plan."""
-        for clause in _clauses(sentence):
+        clauses = _clauses(sentence)
+        for clause in clauses:
             if _CONDITION.match(clause):
                 return None
-            if is_question(clause):
-                continue
             spelled = spelled_out(clause.lower() if clause.isupper() else clause)
-            coming = [days for days in self._dates.days_in(spelled, said_on)
-                      if said_on <= days.first and days.last - said_on <= FURTHEST]
-            days = (self._event_days(spelled, coming, said_before=said_before)
-                    if coming else None)
-            said_before = True
+            if is_question(clause) or not _TIME_WORD.search(spelled):
+                continue  # no time word: neither dateparser nor spaCy is asked
+            days = self._event_days(_SYMBOLS.sub(" ", spelled).strip(), said_on,
+                                    others_said=others_said or len(clauses) > 1)
             if days is not None:
                 return FoundPlan(sentence, days.first, days.last)
         return None
 
-    def _event_days(self, clause: str, coming: list[Days], *, said_before: bool
-                    ) -> Days | None:
-        """The first of the clause's time phrases that places a coming event."""
+    def _event_days(self, clause: str, said_on: date, *, others_said: bool) -> Days | None:
+        """The first of the clause's time phrases that places a coming event. spaCy's DATE and
+        TIME entities are read too, where dateparser's search finds nothing it can read.
+        `others_said`: the message says more than this clause (what "it" may stand for)."""
         doc = self._english.parse(clause)
+        hints = [(e.start_char, e.end_char) for e in doc.ents if e.label_ in ("DATE", "TIME")]
+        coming = [days for days in self._dates.days_in(clause, said_on, hints)
+                  if said_on <= days.first and days.last - said_on <= FURTHEST
+                  and (days.last > said_on or _LATER_TODAY.search(days.phrase))]
         for days in coming:
             span = doc.char_span(days.start, days.end, alignment_mode="expand")
-            if span is not None and _to_come(doc, span, days, said_before=said_before):
+            if span is not None and _to_come(doc, span, days, others_said=others_said):
                 return days
         return None
-
 
 
 def _clauses(sentence: str) -> list[str]:
@@ -109,17 +128,22 @@ def _clauses(sentence: str) -> list[str]:
     return [c.strip() for c in clauses if any(ch.isalnum() for ch in c)]
 
 
-def _to_come(doc: Any, span: Any, days: Days, *, said_before: bool) -> bool:
-    """The phrase places one coming event: not a repeat, a hypothetical, the past or a state."""
+def _to_come(doc: Any, span: Any, days: Days, *, others_said: bool) -> bool:
+    """The phrase places one coming event: not a repeat, a hypothetical, the past or a state,
+    and it is when something happens, not what is spoken of ("I don't even like christmas")
+    or a kind of thing ("the christmas party")."""
+    if span.root.dep_ == "dobj" or (span.root.dep_ == "compound" and HOLIDAY.search(span.text)):
+        return False
     verb = _verb_of(span.root)
-    if _repeated(doc, span) or _hypothetical(doc, verb):
+    if _repeated(doc, span, verb) or _hypothetical(doc, verb):
         return False
     # "booked for Saturday", "moved to Friday": the time is where the event is aimed.
     aimed = span.start > 0 and doc[span.start - 1].lower_ in ("for", "to", "till", "until",
                                                               "by")
     if _past(verb) and (not (days.ahead or aimed) or _was(verb)):
         return False
-    return not _a_state(doc, verb, span, said_before=said_before)
+    return not _a_state(doc, verb, span, others_said=others_said)
+
 
 
 def _verb_of(token: Any) -> Any:
@@ -130,11 +154,21 @@ def _verb_of(token: Any) -> Any:
     return token.sent.root
 
 
-def _repeated(doc: Any, span: Any) -> bool:
-    """"every Tuesday", "always on Sundays", "on Mondays", "Sunday mornings": a habit."""
-    if any(t.lower_ in _REPEATED for t in doc):
+def _repeated(doc: Any, span: Any, verb: Any) -> bool:
+    """"every Tuesday", "always on Sundays", "on Mondays", "Sunday mornings", "dialysis mon
+    wed fri": a habit. Only what goes with the phrase's own verb counts ("I go to the gym most
+    mornings but tomorrow is my first session" plans the session)."""
+    own = [t for t in doc if t in span or _verb_of(t) == verb]
+    if any(t.lower_ in _REPEATED or t.lower_ in _PLURAL_TIMES for t in own):
         return True
-    return any(t.lower_ in _PLURAL_TIMES for t in doc)
+    days = {t.lower_[:3] for t in doc if t.lower_[:3] in _WEEKDAYS and t.lower_ in _DAY_FORMS}
+    return len(days) > 1 and not any(t.lower_ in ("next", "this") for t in doc)
+
+
+_WEEKDAYS = frozenset(("mon", "tue", "wed", "thu", "fri", "sat", "sun"))
+_DAY_FORMS = frozenset(
+    [d for name in ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+     for d in (name, name[:3])] + ["tues", "thurs", "weds"])
 
 
 _PLURAL_TIMES = frozenset(f"{day}days" for day in (
@@ -166,7 +200,7 @@ def _past(verb: Any) -> bool:
         return False
     if verb.tag_ == "VBN" and any(a.lower_ in ("has", "have", "'s", "'ve", "had")
                                   for a in auxiliaries):
-        return True  # "this week has been a lot"
+        return bool(verb.lower_ != "got")  # "this week has been a lot"; "I've got": "I have"
     chain = [verb, *auxiliaries, *_governing(verb)]
     return any("Past" in t.morph.get("Tense") and "Fin" in t.morph.get("VerbForm")
                for t in chain)
@@ -188,18 +222,22 @@ def _was(verb: Any) -> bool:
                for head in (verb, *_governing(verb)) for t in (head, *head.children))
 
 
-def _a_state(doc: Any, verb: Any, span: Any, *, said_before: bool) -> bool:
+def _a_state(doc: Any, verb: Any, span: Any, *, others_said: bool) -> bool:
     """No event: nothing but the time is named ("happy friday!!", "I'm so tired today",
     "Friday feels so far away"), or the time is what is spoken of ("tomorrow is another day",
     "next week is gonna be so busy")."""
     named = [t for t in doc if t.pos_ in ("NOUN", "PROPN", "VERB") and t not in span
              and t.is_alpha and t.lower_ not in _TIME_NOUNS]
-    if not named:  # unless "it" stands for what was said before ("got a court date, it's...")
-        return not (said_before and any(t.lower_ in ("it", "that", "this") and
-                                         t.dep_ in ("nsubj", "nsubjpass") for t in doc))
-    return span.root.dep_ in ("nsubj", "nsubjpass") and not any(
-        t.pos_ in ("NOUN", "PROPN") and t.lower_ not in _TIME_NOUNS for t in verb.subtree
-        if t not in span)
+    if not named:  # unless it stands for what was said before ("got a court date, it's...")
+        return not others_said
+    if span.root.dep_ not in ("nsubj", "nsubjpass"):
+        return False
+    # The time is what is spoken of: "today is my first day without smoking".
+    attributes = [c for c in verb.children if c.dep_ == "attr"]
+    if any(a.lower_ in _TIME_NOUNS for a in attributes):
+        return True
+    return not any(t.pos_ in ("NOUN", "PROPN") and t.lower_ not in _TIME_NOUNS
+                   for t in verb.subtree if t not in span)
 
 
 _TIME_NOUNS = frozenset(("day", "days", "week", "weeks", "month", "time", "lol", "lmao", "omg",

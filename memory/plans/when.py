@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import calendar
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Any
 
 import regex
+from dateutil.easter import easter
 
 _MONTHS = ("january|february|march|april|may|june|july|august|september|october|november|"
            "december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec")
@@ -42,15 +43,25 @@ _NOT_ALONE = frozenset(("we", "may", "sun", "sat", "mar", "now", "second", "marc
                         "one day", "some day", "someday", "the day", "a day"))
 # A duration alone ("5 days of pastel de nata") places nothing; "in 5 days" does.
 _DURATION = re.compile(r"^\W*(?:a|an|\d+|one|two|three|four|five|six|seven|eight|nine|ten|few|"
-                       r"several)\s+(?:days?|weeks?|months?|years?|hours?)\b", re.I)
-_WEEKEND = re.compile(r"\b(?:(this|next|last|the|on the|over the|at the)\s+)?weekend\b", re.I)
+                       r"several)\s+(?:days?|weeks?|months?|years?|hours?|minutes?|mins?)\b",
+                       re.I)
+# A time of day with no day: when something happens today, or every day, not a day.
+_CLOCK_ONLY = re.compile(r"^\W*(?:at\s+|by\s+|around\s+)?\d{1,2}(?:[:.]\d\d)?\s*(?:am|pm|h)?"
+                         r"(?:\s+now)?\W*$", re.I)
+_WEEKEND = re.compile(r"\b(?:(this|next|last|the|on the|over the|at the)\s+)?weekend\b"
+                      r"(?:\s+of\s+the\s+(\d{1,2})(?:st|nd|rd|th))?", re.I)
+_DAY_NAMES = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+# British: "a week on Tuesday", "Tuesday week": the Tuesday after the coming one.
+_WEEK_ON = re.compile(rf"\b(?:a\s+week\s+on\s+({_DAY_NAMES})|({_DAY_NAMES})\s+week)\b", re.I)
 _PART_OF_MONTH = re.compile(
     rf"\b(?:(early|mid|late|(?:the\s+)?end\s+of|the\s+start\s+of|the\s+beginning\s+of)"
     rf"[\s-]*(?:(?:the|this)\s+month|(next)\s+month|({_MONTHS})))\b", re.I)
 _WEEK_AFTER_NEXT = re.compile(r"\b(?:the\s+)?week\s+after\s+next\b", re.I)
 _REST_OF_WEEK = re.compile(r"\b(?:later|end\s+of)\s+this\s+week\b", re.I)
-_HOLIDAY = re.compile(r"\b(christmas eve|christmas day|xmas day|christmas|xmas|"
-                      r"new year'?s eve|new year'?s day)\b", re.I)
+HOLIDAY = re.compile(r"\b(christmas eve|christmas day|xmas day|christmas|xmas|"
+                      r"new year'?s eve|new year'?s day|boxing day|easter sunday|"
+                      r"easter monday|good friday|easter weekend|easter|thanksgiving|halloween|"
+                      r"valentine'?s(?: day)?)\b", re.I)
 _DAY_OF_MONTH = re.compile(
     rf"\b(?:on\s+)?the\s+(\d{{1,2}})(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?(?:{_MONTHS})\b)", re.I)
 # Phrases whose direction is fixed: they name coming days whatever the verb's tense.
@@ -78,19 +89,26 @@ class DateReader:
     def __init__(self) -> None:
         self._parser: Any = None
 
-    def days_in(self, text: str, said_on: date) -> list[Days]:
-        """Every time phrase of `text` with the days it names, read as of `said_on`. Blocking
-        (dateparser is pure Python): call it from a worker thread."""
-        spelled = spelled_out(text)
-        found = list(_calendar_phrases(spelled, said_on))
+    def days_in(self, text: str, said_on: date, hints: Sequence[tuple[int, int]] = ()
+                ) -> list[Days]:
+        """Every time phrase of `text` with the days it names, read as of `said_on`. `hints`:
+        more places of time phrases in `text` (spaCy's DATE and TIME entities), read where
+        dateparser's search found nothing it could read. Blocking (dateparser is pure
+        Python): call it from a worker thread."""
+        found: list[Days] = []
+        for named in sorted(_calendar_phrases(text, said_on), key=lambda d: (d.start, -d.end)):
+            if not any(d.start <= named.start and named.end <= d.end for d in found):
+                found.append(named)  # "the 25th" in "the weekend of the 25th" is read with it
         taken = [(d.start, d.end) for d in found]
-        for phrase, start in self._phrases(spelled, said_on):
+        hinted = [(text[start:end], start) for start, end in hints]
+        for phrase, start in [*self._phrases(text, said_on), *hinted]:
             end = start + len(phrase)
             if any(start < e and s < end for s, e in taken):
                 continue
             days = self._days(phrase, said_on, start)
             if days is not None:
                 found.append(days)
+                taken.append((start, end))
         return sorted(found, key=lambda d: d.start)
 
     def _phrases(self, text: str, said_on: date) -> Iterator[tuple[str, int]]:
@@ -106,13 +124,15 @@ class DateReader:
             if start < 0:
                 continue
             position = start + len(phrase)
-            bare = phrase.strip(" ,.!?").lower()
-            if bare not in _NOT_ALONE and not _DURATION.match(bare):
+            if _a_time(phrase):
                 yield phrase, start
 
     def _days(self, phrase: str, said_on: date, start: int) -> Days | None:
         """The days dateparser reads `phrase` as: one day, or a calendar week or month when the
-        phrase names one ("next week", "in May"); None for a year or what it cannot read."""
+        phrase names one ("next week", "in May"); None for a year, a time of day alone ("at
+        5pm") or what it cannot read."""
+        if not _a_time(phrase) or _CLOCK_ONLY.match(phrase):
+            return None
         data = self._date_data(phrase, said_on)
         if data.date_obj is None:
             return None
@@ -153,16 +173,32 @@ def spelled_out(text: str) -> str:
 
 def _calendar_phrases(text: str, said_on: date) -> Iterator[Days]:
     for match in _WEEKEND.finditer(text):
-        if (match.group(1) or "").lower() == "last":
+        which = (match.group(1) or "").lower()
+        if which == "last":
             yield _days(said_on - timedelta(days=7), said_on - timedelta(days=7), match,
                         ahead=False)  # in the past: no plan, and not read again
+            continue
+        if match.group(2):  # "the weekend of the 25th"
+            day = _next_day_of_month(said_on, int(match.group(2)))
+            if day is not None:
+                saturday = day - timedelta(days=(day.weekday() - 5) % 7 if day.weekday() >= 5
+                                           else -(5 - day.weekday()))
+                yield _days(max(saturday, said_on), saturday + timedelta(days=1), match,
+                            ahead=False)
             continue
         saturday = said_on + timedelta(days=(5 - said_on.weekday()) % 7)
         if said_on.weekday() == 6:  # said on a Sunday: "this weekend" is today
             saturday = said_on - timedelta(days=1)
-        if (match.group(1) or "").lower() == "next":
+        if which == "next":
             saturday += timedelta(days=7)
-        yield _days(max(saturday, said_on), saturday + timedelta(days=1), match, ahead=True)
+        yield _days(max(saturday, said_on), saturday + timedelta(days=1), match,
+                    ahead=which in ("this", "next"))
+    for match in _WEEK_ON.finditer(text):
+        name = (match.group(1) or match.group(2)).lower()
+        weekday = _DAY_NAMES.split("|").index(name)
+        coming = said_on + timedelta(days=(weekday - said_on.weekday()) % 7 or 7)
+        later = coming + timedelta(days=7)
+        yield _days(later, later, match, ahead=True)
     for match in _PART_OF_MONTH.finditer(text):
         month = _month(said_on, match.group(2), match.group(3))
         part = match.group(1).lower().removeprefix("the ")
@@ -179,7 +215,7 @@ def _calendar_phrases(text: str, said_on: date) -> Iterator[Days]:
     for match in _REST_OF_WEEK.finditer(text):
         sunday = said_on + timedelta(days=6 - said_on.weekday())
         yield _days(min(said_on + timedelta(days=1), sunday), sunday, match, ahead=True)
-    for match in _HOLIDAY.finditer(text):
+    for match in HOLIDAY.finditer(text):
         yield _holiday(match, said_on)
     for match in _DAY_OF_MONTH.finditer(text):
         day = _next_day_of_month(said_on, int(match.group(1)))
@@ -193,21 +229,45 @@ _PARTS = {"ear": (1, 10), "mid": (10, 20), "lat": (20, 31), "end": (24, 31), "st
 
 
 def _holiday(match: re.Match[str], said_on: date) -> Days:
-    """Christmas (24 to 26 December; Christmas Day the 25th), its eve, New Year's Eve and Day:
-    this year's, or next year's once past."""
-    name = match.group(1).lower()
-    if "new" in name:
-        month_day = (12, 31) if "eve" in name else (1, 1)
-    else:
-        month_day = (12, 24) if "eve" in name else (12, 25)
-    day = date(said_on.year, *month_day)
-    if day < said_on and not (name in ("christmas", "xmas") and day + timedelta(days=1)
-                              >= said_on):
-        day = day.replace(year=said_on.year + 1)
-    first, last = day, day
-    if name in ("christmas", "xmas"):
-        first, last = day - timedelta(days=1), day + timedelta(days=1)
-    return _days(max(first, said_on), last, match, ahead=False)
+    """A holiday's days: this year's, or next year's once they are past. Christmas is 24 to 26
+    December (Christmas Day the 25th), Easter Good Friday to Easter Monday, Thanksgiving the
+    fourth Thursday of November (the United States')."""
+    name = match.group(1).lower().replace("\u2019", "'")
+    for year in (said_on.year, said_on.year + 1):
+        first, last = _holiday_days(name, year)
+        if last >= said_on:
+            return _days(max(first, said_on), last, match, ahead=False)
+    return _days(first, last, match, ahead=False)
+
+
+def _holiday_days(name: str, year: int) -> tuple[date, date]:
+    if name.startswith(("easter", "good friday")):
+        sunday = easter(year)
+        return {"easter sunday": (sunday, sunday),
+                "easter monday": (sunday + timedelta(days=1), sunday + timedelta(days=1)),
+                "good friday": (sunday - timedelta(days=2), sunday - timedelta(days=2)),
+                "easter weekend": (sunday - timedelta(days=1), sunday),
+                }.get(name, (sunday - timedelta(days=2), sunday + timedelta(days=1)))
+    if name == "thanksgiving":
+        first_thursday = 1 + (3 - date(year, 11, 1).weekday()) % 7
+        day = date(year, 11, first_thursday + 21)
+        return day, day
+    fixed = {"christmas eve": (12, 24), "christmas day": (12, 25), "xmas day": (12, 25),
+             "new year's eve": (12, 31), "new years eve": (12, 31), "new year's day": (1, 1),
+             "new years day": (1, 1), "boxing day": (12, 26), "halloween": (10, 31)}
+    if name in fixed:
+        day = date(year, *fixed[name])
+        return day, day
+    if name.startswith("valentine"):
+        return date(year, 2, 14), date(year, 2, 14)
+    return date(year, 12, 24), date(year, 12, 26)  # Christmas
+
+
+def _a_time(phrase: str) -> bool:
+    """Not a word dateparser reads as a date that alone is an ordinary word ("we", "may"),
+    nor a duration alone ("5 days of pastel de nata")."""
+    bare = phrase.strip(" ,.!?").lower()
+    return bare not in _NOT_ALONE and not _DURATION.match(bare)
 
 
 def _days(first: date, last: date, match: re.Match[str], *, ahead: bool) -> Days:

@@ -23,6 +23,12 @@ def finder() -> PlanFinder:
     ("the exam went badly but the resit is on the 20th", date(2026, 3, 20), date(2026, 3, 20)),
     ("Back from work. Mum's op is in two days, nervous", date(2026, 3, 11), date(2026, 3, 11)),
     ("got tickets for Saturday!!", date(2026, 3, 14), date(2026, 3, 14)),
+    ("Dad's having his hip replaced a week on Tuesday", date(2026, 3, 17), date(2026, 3, 17)),
+    ("over easter we drive down to my parents", date(2026, 4, 3), date(2026, 4, 6)),
+    ("work christmas party on friday, what do I wear", date(2026, 3, 13), date(2026, 3, 13)),
+    ("I go to the gym most mornings but tomorrow is my first session with a trainer",
+     date(2026, 3, 10), date(2026, 3, 10)),
+    ("interview at 2pm today, wish me luck", MONDAY, MONDAY),
 ])
 def test_a_coming_event_is_a_plan_on_the_days_it_names(
         finder: PlanFinder, text: str, first: date, last: date) -> None:
@@ -42,6 +48,10 @@ def test_a_coming_event_is_a_plan_on_the_days_it_names(
     "tomorrow is another day",  # no event
     "I'm so tired today",
     "I really want to learn the piano",  # no time
+    "today is my first day without smoking",  # today alone: the moment
+    "I really love christmas",  # the time is what is spoken of
+    "the weekend went by way too fast",
+    "dialysis mon wed fri, so my week is kind of planned for me",  # a routine
 ])
 def test_what_is_not_a_coming_event_is_no_plan(finder: PlanFinder, text: str) -> None:
     assert finder.find(text, MONDAY) == []
