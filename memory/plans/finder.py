@@ -43,10 +43,15 @@ _HEDGES = frozenset(("maybe", "perhaps", "possibly", "probably", "hopefully"))
 _CONDITION = re.compile(r"^\W*(?:if|unless|in case|should)\b", re.I)
 # The words without which a clause names no day: read no further (a cheap first look).
 _TIME_WORD = re.compile(
-    r"\b(?:mon|tue|wed|thu|fri|sat|sun)\w*|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)"
-    r"\w*|\b(?:today|tonight|tomorrow|yesterday|weeks?|weekends?|months?|years?|fortnight|days?|"
+    r"\b(?:(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|satur|sun)(?:day)?s?|sat|weds|"
+    r"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
+    r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?|"
+    r"today|tonight|tomorrow|yesterday|weeks?|weekends?|months?|years?|fortnight|days?|"
     r"mornings?|afternoons?|evenings?|nights?|christmas|xmas|easter|thanksgiving|halloween|"
-    r"valentine|new year|boxing|later|soon)\b|\d", re.I)
+    r"valentine|new year|boxing|later|soon)\b"
+    # Numbers that can be a day or a time: "the 12th", "3/4", "at 4", "2pm", "in 10 days".
+    r"|\d(?:st|nd|rd|th)\b|\d[/.-]\d|\b(?:at|on|by|in|from|until|till)\s+\d|\d\s*(?:am|pm)\b",
+    re.I)
 _SYMBOLS = regex.compile(r"[\p{So}\p{Sk}\p{Cs}]+")  # emoji: spaCy takes them for nouns
 # What makes a plan of today: a later part of the day ("tonight", "at 2pm today"), not "today"
 # alone, which is mostly about the moment ("I'm tired today").
