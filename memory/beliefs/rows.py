@@ -13,6 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from memory.beliefs.belief import ACTIVE, SUPERSEDED, About, Belief, Settlement, belief_columns
 from memory.facts.rows import to_fact
 from memory.sql.engine import utcnow
+from memory.sql.failures import again_after_deadlock
 from memory.sql.tables import belief_questions, facts
 from memory.types import Fact
 
@@ -113,6 +114,7 @@ class SQLBeliefRows:
             pairs = (await conn.execute(query)).all()
         return {side for pair in pairs for side in pair} & set(ids)
 
+    @again_after_deadlock  # two windows' checks of one user can meet on the same rows
     async def settle(self, belief: Belief, settlement: Settlement) -> list[Fact] | None:
         """Commit a check: the belief checked (with its subject), the losers superseded, a
         question opened; all or nothing. Returns the facts superseded, or None when another

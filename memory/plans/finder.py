@@ -7,11 +7,12 @@ event:
 
 - the verb the phrase hangs on is not in the past, unless the phrase looks ahead ("tomorrow")
   or is where the event is aimed ("booked for Saturday", "it moved to Friday");
-- it is not under "if", "might" or "maybe" (a hypothetical);
+- it is not under "if", "might" or "maybe" (a hypothetical), nor negated or called off ("I'm not
+  going to the party on Saturday after all", "the interview tomorrow got cancelled");
 - it is not a repeat ("every Tuesday", "on Mondays", "Sunday mornings");
 - it is no question ("what's the weather on Friday?") and no state ("I'm so tired today");
-- the time is when something happens, not what is spoken of ("I don't even like christmas")
-  or a kind of thing ("the christmas party");
+- the time is when something happens, not what a feeling is about ("I love christmas") or a
+  kind of thing ("the christmas party");
 - today counts only for a later part of it ("tonight", "at 2pm today"): "today" alone is
   mostly about the moment.
 
@@ -39,6 +40,9 @@ _HYPOTHETICAL_AUX = frozenset(("might", "could", "would", "may", "should", "'d",
 _REPEATED = frozenset(("every", "each", "always", "usually", "often", "sometimes", "normally",
                        "weekly", "daily", "nightly", "every other"))
 _FUTURE_AUX = frozenset(("will", "'ll", "wo", "shall", "gonna"))
+# Verbs of feeling: a time as their object is what is spoken of ("I love christmas").
+_FEELINGS = frozenset(("like", "likes", "love", "loves", "hate", "hates", "enjoy", "enjoys",
+                       "miss", "dread", "dreads", "prefer", "adore", "detest"))
 _HEDGES = frozenset(("maybe", "perhaps", "possibly", "probably", "hopefully"))
 _CONDITION = re.compile(r"^\W*(?:if|unless|in case|should)\b", re.I)
 # The words without which a clause names no day: read no further (a cheap first look).
@@ -50,7 +54,8 @@ _TIME_WORD = re.compile(
     r"mornings?|afternoons?|evenings?|nights?|christmas|xmas|easter|thanksgiving|halloween|"
     r"valentine|new year|boxing|later|soon)\b"
     # Numbers that can be a day or a time: "the 12th", "3/4", "at 4", "2pm", "in 10 days".
-    r"|\d(?:st|nd|rd|th)\b|\d[/.-]\d|\b(?:at|on|by|in|from|until|till)\s+\d|\d\s*(?:am|pm)\b",
+    r"|\d(?:st|nd|rd|th)\b|\d[/.-]\d|\b(?:at|on|by|in|from|until|till)\s+\d|\d\s*(?:am|pm)\b"
+    r"|\bon\s+the\s+[a-z]+(?:st|nd|rd|th)\b",
     re.I)
 _SYMBOLS = regex.compile(r"[\p{So}\p{Sk}\p{Cs}]+")  # emoji: spaCy takes them for nouns
 # What makes a plan of today: a later part of the day ("tonight", "at 2pm today"), not "today"
@@ -95,7 +100,7 @@ class PlanFinder:
         ("we're off to Seville mid-April, any tips?" asks in its second clause only); a clause
         after one that opens with "if" is a consequence, not a plan."""
         clauses = _clauses(sentence)
-        for clause in clauses:
+        for number, clause in enumerate(clauses):
             if _CONDITION.match(clause):
                 return None
             spelled = spelled_out(clause.lower() if clause.isupper() else clause)
@@ -104,8 +109,22 @@ class PlanFinder:
             days = self._event_days(_SYMBOLS.sub(" ", spelled).strip(), said_on,
                                     others_said=others_said or len(clauses) > 1)
             if days is not None:
-                return FoundPlan(sentence, days.first, days.last)
+                first, last = self._narrowed(days, clauses[number + 1:])
+                return FoundPlan(sentence, first, last)
         return None
+
+    def _narrowed(self, days: Days, later: list[str]) -> tuple[date, date]:
+        """The days, or fewer of them that a later clause names ("next week I'm in Berlin,
+        Tuesday to Thursday"; "new job starts next month, on the first")."""
+        for clause in later:
+            spelled = spelled_out(clause)
+            if not _TIME_WORD.search(spelled):
+                continue
+            for inner in self._dates.days_in(spelled, days.first):  # read from its start
+                if days.first <= inner.first and inner.last <= days.last and (
+                        inner.last - inner.first < days.last - days.first):
+                    return inner.first, inner.last
+        return days.first, days.last
 
     def _event_days(self, clause: str, said_on: date, *, others_said: bool) -> Days | None:
         """The first of the clause's time phrases that places a coming event. spaCy's DATE and
@@ -134,13 +153,15 @@ def _clauses(sentence: str) -> list[str]:
 
 
 def _to_come(doc: Any, span: Any, days: Days, *, others_said: bool) -> bool:
-    """The phrase places one coming event: not a repeat, a hypothetical, the past or a state,
-    and it is when something happens, not what is spoken of ("I don't even like christmas")
-    or a kind of thing ("the christmas party")."""
-    if span.root.dep_ == "dobj" or (span.root.dep_ == "compound" and HOLIDAY.search(span.text)):
-        return False
+    """The phrase places one coming event: not a repeat, a hypothetical, something called off,
+    the past or a state; and it is when something happens, not what a feeling is about ("I
+    love christmas") or a kind of thing ("the christmas party")."""
     verb = _verb_of(span.root)
-    if _repeated(doc, span, verb) or _hypothetical(doc, verb):
+    if span.root.dep_ == "dobj" and verb.lower_ in _FEELINGS:
+        return False
+    if span.root.dep_ == "compound" and HOLIDAY.search(span.text):
+        return False
+    if _repeated(doc, span, verb) or _hypothetical(doc, verb) or _called_off(verb):
         return False
     # "booked for Saturday", "moved to Friday": the time is where the event is aimed.
     aimed = span.start > 0 and doc[span.start - 1].lower_ in ("for", "to", "till", "until",
@@ -166,11 +187,12 @@ def _repeated(doc: Any, span: Any, verb: Any) -> bool:
     own = [t for t in doc if t in span or _verb_of(t) == verb]
     if any(t.lower_ in _REPEATED or t.lower_ in _PLURAL_TIMES for t in own):
         return True
-    days = {t.lower_[:3] for t in doc if t.lower_[:3] in _WEEKDAYS and t.lower_ in _DAY_FORMS}
-    return len(days) > 1 and not any(t.lower_ in ("next", "this") for t in doc)
+    # Another weekday besides the phrase's own: a week's routine, unless a coming week is named
+    # ("from Friday to Sunday" is one phrase).
+    others = [t for t in doc if t not in span and t.lower_ in _DAY_FORMS]
+    return bool(others) and not any(t.lower_ in ("next", "this") for t in doc)
 
 
-_WEEKDAYS = frozenset(("mon", "tue", "wed", "thu", "fri", "sat", "sun"))
 _DAY_FORMS = frozenset(
     [d for name in ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
      for d in (name, name[:3])] + ["tues", "thurs", "weds"])
@@ -220,6 +242,16 @@ def _governing(verb: Any) -> list[Any]:
     return heads
 
 
+def _called_off(verb: Any) -> bool:
+    """"I'm not going to the party on Saturday after all", "the interview tomorrow got
+    cancelled": no event any more ("can't wait" is no negation of the plan)."""
+    chain = [verb, *_governing(verb)]
+    if any(t.lower_.startswith(("cancel", "scrap", "postpone")) for t in chain):
+        return True
+    return any(child.dep_ == "neg" for t in chain for child in t.children
+               if t.lower_ != "wait")
+
+
 def _was(verb: Any) -> bool:
     """"was" or "were" on the verb's way up: "it was supposed to be tomorrow", "the date
     tonight was fine": over, whatever the time phrase says."""
@@ -237,10 +269,6 @@ def _a_state(doc: Any, verb: Any, span: Any, *, others_said: bool) -> bool:
         return not others_said
     if span.root.dep_ not in ("nsubj", "nsubjpass"):
         return False
-    # The time is what is spoken of: "today is my first day without smoking".
-    attributes = [c for c in verb.children if c.dep_ == "attr"]
-    if any(a.lower_ in _TIME_NOUNS for a in attributes):
-        return True
     return not any(t.pos_ in ("NOUN", "PROPN") and t.lower_ not in _TIME_NOUNS
                    for t in verb.subtree if t not in span)
 

@@ -42,7 +42,8 @@ _NOT_ALONE = frozenset(("we", "may", "sun", "sat", "mar", "now", "second", "marc
                         "the", "on", "at", "in", "day", "week", "month", "year", "date", "time",
                         "one day", "some day", "someday", "the day", "a day"))
 # A duration alone ("5 days of pastel de nata") places nothing; "in 5 days" does.
-_DURATION = re.compile(r"^\W*(?:a|an|\d+|one|two|three|four|five|six|seven|eight|nine|ten|few|"
+_DURATION = re.compile(r"^\W*(?:(?:from|for|after|of)\s+)?"
+                       r"(?:a|an|\d+|one|two|three|four|five|six|seven|eight|nine|ten|few|"
                        r"several)\s+(?:days?|weeks?|months?|years?|hours?|minutes?|mins?)\b",
                        re.I)
 # A time of day with no day: when something happens today, or every day, not a day.
@@ -65,9 +66,18 @@ HOLIDAY = re.compile(r"\b(christmas eve|christmas day|xmas day|christmas|xmas|"
 _DAY_OF_MONTH = re.compile(
     rf"\b(?:on\s+)?the\s+(\d{{1,2}})(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?(?:{_MONTHS})\b)", re.I)
 # Phrases whose direction is fixed: they name coming days whatever the verb's tense.
-_AHEAD = re.compile(r"\b(?:tomorrow|next|in\s+(?:a|an|\d+|[a-z]+)\s+(?:days?|weeks?|"
-                    r"months?|fortnight)|this\s+(?:coming|weekend)|"
+_AHEAD = re.compile(r"\b(?:tomorrow|tonight|next|in\s+(?:a|an|\d+|[a-z]+)\s+(?:days?|weeks?|"
+                    r"months?|fortnight)|this\s+(?:coming|weekend|afternoon|evening)|"
                     r"coming|from now|day after)\b", re.I)
+_ORDINALS = ("first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth "
+             "thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth "
+             "twentieth").split()
+# "on the first": a day of the month in words (with "on": "the first time" is no day).
+_DAY_IN_WORDS = re.compile(rf"\bon\s+the\s+({'|'.join(_ORDINALS)})\b"
+                           rf"(?!\s+(?:of\s+)?(?:{_MONTHS})\b)", re.I)
+# "from Friday to Sunday", "Tuesday to Thursday": the days from one to the other.
+_DAY_RANGE = re.compile(rf"\b(?:from\s+)?({_DAY_NAMES})\s+(?:to|till|until|through|-|\u2013)\s+"
+                        rf"({_DAY_NAMES})\b", re.I)
 
 
 @dataclass(frozen=True, slots=True)
@@ -221,6 +231,13 @@ def _calendar_phrases(text: str, said_on: date) -> Iterator[Days]:
         day = _next_day_of_month(said_on, int(match.group(1)))
         if day is not None:
             yield _days(day, day, match, ahead=False)
+    for match in _DAY_IN_WORDS.finditer(text):
+        day = _next_day_of_month(said_on, _ORDINALS.index(match.group(1).lower()) + 1)
+        if day is not None:
+            yield _days(day, day, match, ahead=False)
+    for match in _DAY_RANGE.finditer(text):
+        opening = _coming(said_on, match.group(1))
+        yield _days(opening, _coming(opening, match.group(2)), match, ahead=False)
 
 
 # The days of a month that "early", "mid", "late" and "end of" name.
@@ -265,13 +282,24 @@ def _holiday_days(name: str, year: int) -> tuple[date, date]:
 
 def _a_time(phrase: str) -> bool:
     """Not a word dateparser reads as a date that alone is an ordinary word ("we", "may"),
-    nor a duration alone ("5 days of pastel de nata")."""
+    nor a duration alone ("5 days of pastel de nata", "back from two weeks in Greece"), nor
+    an ordinal alone ("our 25th anniversary")."""
     bare = phrase.strip(" ,.!?").lower()
-    return bare not in _NOT_ALONE and not _DURATION.match(bare)
+    return (bare not in _NOT_ALONE and not _DURATION.match(bare)
+            and not _ORDINAL_ALONE.match(bare))
+
+
+_ORDINAL_ALONE = re.compile(r"^\d{1,2}(?:st|nd|rd|th)$")
 
 
 def _days(first: date, last: date, match: re.Match[str], *, ahead: bool) -> Days:
     return Days(first, last, match.group(0), match.start(), match.end(), ahead)
+
+
+def _coming(day: date, name: str) -> date:
+    """The first day named `name` ("friday") on or after `day`."""
+    weekday = _DAY_NAMES.split("|").index(name.lower())
+    return day + timedelta(days=(weekday - day.weekday()) % 7)
 
 
 def _month(said_on: date, relative: str | None, name: str | None) -> date:

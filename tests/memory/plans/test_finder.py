@@ -29,6 +29,13 @@ def finder() -> PlanFinder:
     ("I go to the gym most mornings but tomorrow is my first session with a trainer",
      date(2026, 3, 10), date(2026, 3, 10)),
     ("interview at 2pm today, wish me luck", MONDAY, MONDAY),
+    ("hen do in Dublin from Friday to Sunday", date(2026, 3, 13), date(2026, 3, 15)),
+    ("next week I'm in Berlin for a conference, Tuesday to Thursday", date(2026, 3, 17),
+     date(2026, 3, 19)),
+    ("new job starts next month, on the first", date(2026, 4, 1), date(2026, 4, 1)),
+    ("Tomorrow is my first day at the new job and I can't sleep", date(2026, 3, 10),
+     date(2026, 3, 10)),
+    ("I'm hosting Thanksgiving this year", date(2026, 11, 26), date(2026, 11, 26)),
 ])
 def test_a_coming_event_is_a_plan_on_the_days_it_names(
         finder: PlanFinder, text: str, first: date, last: date) -> None:
@@ -52,6 +59,9 @@ def test_a_coming_event_is_a_plan_on_the_days_it_names(
     "I really love christmas",  # the time is what is spoken of
     "the weekend went by way too fast",
     "dialysis mon wed fri, so my week is kind of planned for me",  # a routine
+    "the interview tomorrow got cancelled, so annoying",  # called off
+    "I'm not going to the party on Saturday after all",
+    "back from two weeks in Greece",  # a duration
 ])
 def test_what_is_not_a_coming_event_is_no_plan(finder: PlanFinder, text: str) -> None:
     assert finder.find(text, MONDAY) == []
