@@ -222,8 +222,11 @@ class Dialogue:
                 return fixed
             assert lookup is not None  # private, and no /wrong: looked up
             taught = await self._teaching.catch(round_)
-            recall = await self._recall.finish(lookup, before_round=round_.id, ask=True)
-            recall = replace(recall, follow_up=await self._follow_up(incoming.user_id))
+            # The plan to follow up is read beside the memories: one indexed read, no wait.
+            recall, follow_up = await asyncio.gather(
+                self._recall.finish(lookup, before_round=round_.id, ask=True),
+                self._follow_up(incoming.user_id))
+            recall = replace(recall, follow_up=follow_up)
             return Answer(recall, round_.user_text, taught_note(taught) + "\n\n" if taught else "")
         except BaseException:  # the message stays stored; the round must not stay pending
             await asyncio.shield(self._rounds.fail_round(round_, None))

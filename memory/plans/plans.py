@@ -33,7 +33,7 @@ class Plans:
     """Finds, keeps and follows up the user's plans."""
 
     def __init__(self, rows: SQLPlanRows, finder: PlanFinder | None = None) -> None:
-        self.rows = rows
+        self._rows = rows
         self._finder = finder or PlanFinder()
 
     async def keep(self, round_: Round, said_at: datetime) -> list[Plan]:
@@ -43,17 +43,17 @@ class Plans:
         if not found:
             return []
         new = [_plan(round_, i, plan, said_at) for i, plan in enumerate(found)]
-        open_plans = await self.rows.open_from(round_.user_id, said_at.date())
+        open_plans = await self._rows.open_from(round_.user_id, said_at.date())
         replaced = [old.id for old in open_plans for plan in new
                     if old.round_id != round_.id and _same_thing(old.text, plan.text)]
-        return await self.rows.add(new, replaced)
+        return await self._rows.add(new, replaced)
 
     async def due(self, user_id: str, today: date) -> Plan | None:
         """The plan to ask the user about today, if one is due."""
-        return await self.rows.due(user_id, today, FOLLOW_UP_DAYS)
+        return await self._rows.due(user_id, today, FOLLOW_UP_DAYS)
 
     async def asked(self, plan: Plan) -> None:
-        await self.rows.asked(plan.user_id, plan.id)
+        await self._rows.asked(plan.user_id, plan.id)
 
 
 def _same_thing(older: str, newer: str) -> bool:
