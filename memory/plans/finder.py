@@ -16,7 +16,8 @@ event:
 - today counts only for a later part of it ("tonight", "at 2pm today"): "today" alone is
   mostly about the moment.
 
-A clause with no time word (a weekday, a month, "tomorrow", a number...) is not read further.
+A clause with no time word (a weekday, a month, "tomorrow", a date-like number) is not read
+further.
 The time phrases are found by dateparser and by spaCy's DATE and TIME entities. English only.
 """
 

@@ -94,10 +94,7 @@ class Days:
 
 
 class DateReader:
-    """Reads the time phrases of texts (dateparser, English, loaded on first use)."""
-
-    def __init__(self) -> None:
-        self._parser: Any = None
+    """Reads the time phrases of texts (dateparser, English, imported on first use)."""
 
     def days_in(self, text: str, said_on: date, hints: Sequence[tuple[int, int]] = ()
                 ) -> list[Days]:
