@@ -14,7 +14,11 @@ event:
 - the time is when something happens, not what a feeling is about ("I love christmas") or a
   kind of thing ("the christmas party");
 - today counts only for a later part of it ("tonight", "at 2pm today"): "today" alone is
-  mostly about the moment.
+  mostly about the moment, and so is a weekday named on that weekday ("Monday again.");
+- the time is not behind ("sore since the weekend"), finished ("easter weekend is done") or
+  words someone said ("keeps saying 'next week'").
+
+"12/03" is the 12th of March when the message also names March and not December.
 
 A clause with no time word (a weekday, a month, "tomorrow", a date-like number) is not read
 further.
@@ -31,7 +35,7 @@ from typing import Any
 import regex
 
 from memory.english import English
-from memory.plans.when import HOLIDAY, DateReader, Days, spelled_out
+from memory.plans.when import HOLIDAY, DateReader, Days, day_first, spelled_out
 from memory.questions import is_question
 from memory.statements import split_sentences
 
@@ -76,6 +80,15 @@ class FoundPlan:
     last_day: date
 
 
+@dataclass(frozen=True, slots=True)
+class _Reading:
+    """What holds for every sentence of one message."""
+
+    said_on: date
+    others_said: bool  # the message says more than one sentence
+    day_first: bool  # "12/03" is the 12th of March
+
+
 class PlanFinder:
     """Finds plans in messages, with spaCy's small English model (`memory.english`)."""
 
@@ -89,14 +102,14 @@ class PlanFinder:
         call it from a worker thread."""
         found = []
         sentences = split_sentences(text)
+        reading = _Reading(said_on, others_said=len(sentences) > 1, day_first=day_first(text))
         for sentence in sentences:
-            plan = self._plan_in(sentence, said_on, others_said=len(sentences) > 1)
+            plan = self._plan_in(sentence, reading)
             if plan is not None:
                 found.append(plan)
         return found
 
-    def _plan_in(self, sentence: str, said_on: date, *, others_said: bool
-                 ) -> FoundPlan | None:
+    def _plan_in(self, sentence: str, reading: _Reading) -> FoundPlan | None:
         """The sentence's first clause that places a coming event. Each clause is read alone
         ("we're off to Seville mid-April, any tips?" asks in its second clause only); a clause
         after one that opens with "if" is a consequence, not a plan."""
@@ -107,40 +120,72 @@ class PlanFinder:
             spelled = spelled_out(clause.lower() if clause.isupper() else clause)
             if is_question(clause) or not _TIME_WORD.search(spelled):
                 continue  # no time word: neither dateparser nor spaCy is asked
-            days = self._event_days(_SYMBOLS.sub(" ", spelled).strip(), said_on,
-                                    others_said=others_said or len(clauses) > 1)
+            days = self._event_days(_SYMBOLS.sub(" ", spelled).strip(), reading,
+                                    others_said=reading.others_said or len(clauses) > 1)
             if days is not None:
-                first, last = self._narrowed(days, clauses[number + 1:])
+                first, last = self._narrowed(days, clauses[number + 1:], reading.day_first)
                 return FoundPlan(sentence, first, last)
         return None
 
-    def _narrowed(self, days: Days, later: list[str]) -> tuple[date, date]:
+    def _narrowed(self, days: Days, later: list[str], day_first: bool) -> tuple[date, date]:
         """The days, or fewer of them that a later clause names ("next week I'm in Berlin,
         Tuesday to Thursday"; "new job starts next month, on the first")."""
         for clause in later:
             spelled = spelled_out(clause)
             if not _TIME_WORD.search(spelled):
                 continue
-            for inner in self._dates.days_in(spelled, days.first):  # read from its start
+            # Read from the plan's first day.
+            for inner in self._dates.days_in(spelled, days.first, day_first=day_first):
                 if days.first <= inner.first and inner.last <= days.last and (
                         inner.last - inner.first < days.last - days.first):
                     return inner.first, inner.last
         return days.first, days.last
 
-    def _event_days(self, clause: str, said_on: date, *, others_said: bool) -> Days | None:
+    def _event_days(self, clause: str, reading: _Reading, *, others_said: bool
+                    ) -> Days | None:
         """The first of the clause's time phrases that places a coming event. spaCy's DATE and
         TIME entities are read too, where dateparser's search finds nothing it can read.
         `others_said`: the message says more than this clause (what "it" may stand for)."""
-        doc = self._english.parse(clause)
+        doc = self._english.parse(_first_word_lowered(clause))
         hints = [(e.start_char, e.end_char) for e in doc.ents if e.label_ in ("DATE", "TIME")]
-        coming = [days for days in self._dates.days_in(clause, said_on, hints)
+        said_on = reading.said_on
+        coming = [days for days in self._dates.days_in(clause, said_on, hints,
+                                                       day_first=reading.day_first)
                   if said_on <= days.first and days.last - said_on <= FURTHEST
-                  and (days.last > said_on or _LATER_TODAY.search(days.phrase))]
+                  and (days.last > said_on or _LATER_TODAY.search(days.phrase))
+                  and not _today_by_name(days, said_on) and not _quoted(clause, days)]
         for days in coming:
             span = doc.char_span(days.start, days.end, alignment_mode="expand")
             if span is not None and _to_come(doc, span, days, others_said=others_said):
                 return days
         return None
+
+
+def _first_word_lowered(clause: str) -> str:
+    """The clause with its first word in lower case, as inside a sentence: spaCy's small model
+    takes a capitalized opening verb for an order ("Ran my first 10k on Saturday" reads as
+    "Run!"). "I" keeps its capital; the length is unchanged, so offsets hold."""
+    first = re.match(r"[A-Z][a-z]+\b(?!')", clause)
+    return clause if first is None else clause[0].lower() + clause[1:]
+
+
+def _today_by_name(days: Days, said_on: date) -> bool:
+    """"Monday again." said on a Monday is about today, not the Monday after."""
+    return (days.first - said_on).days == 7 and bool(_WEEKDAY_ALONE.match(days.phrase))
+
+
+_WEEKDAY_ALONE = re.compile(r"^(?:on\s+)?(?:mon|tues|wednes|thurs|fri|satur|sun)day$", re.I)
+
+
+def _quoted(clause: str, days: Days) -> bool:
+    """"keeps saying 'next week' about my raise": the time is words spoken, not a day."""
+    before, after = clause[:days.start].rstrip(), clause[days.end:].lstrip()
+    opened = days.phrase[:1] in _QUOTES or before[-1:] in _QUOTES
+    closed = days.phrase[-1:] in _QUOTES or after[:1] in _QUOTES
+    return opened and closed
+
+
+_QUOTES = frozenset("'\"\u2018\u2019\u201c\u201d")
 
 
 def _clauses(sentence: str) -> list[str]:
@@ -164,9 +209,11 @@ def _to_come(doc: Any, span: Any, days: Days, *, others_said: bool) -> bool:
         return False
     if _repeated(doc, span, verb) or _hypothetical(doc, verb) or _called_off(verb):
         return False
+    before = doc[span.start - 1].lower_ if span.start > 0 else ""
+    if before == "since":  # "limping since the weekend": the time is behind
+        return False
     # "booked for Saturday", "moved to Friday": the time is where the event is aimed.
-    aimed = span.start > 0 and doc[span.start - 1].lower_ in ("for", "to", "till", "until",
-                                                              "by")
+    aimed = before in ("for", "to", "till", "until", "by")
     if _past(verb) and (not (days.ahead or aimed) or _was(verb)):
         return False
     return not _a_state(doc, verb, span, others_said=others_said)
@@ -229,9 +276,24 @@ def _past(verb: Any) -> bool:
     if verb.tag_ == "VBN" and any(a.lower_ in ("has", "have", "'s", "'ve", "had")
                                   for a in auxiliaries):
         return bool(verb.lower_ != "got")  # "this week has been a lot"; "I've got": "I have"
+    if verb.tag_ == "VBN" and not auxiliaries and verb.dep_ == "ROOT":
+        return True  # a participle alone is said of the past ("passed on the second try")
+    if _over(verb):
+        return True
     chain = [verb, *auxiliaries, *_governing(verb)]
     return any("Past" in t.morph.get("Tense") and "Fin" in t.morph.get("VerbForm")
                for t in chain)
+
+
+def _over(verb: Any) -> bool:
+    """"easter weekend is DONE", "the exams are over": what is finished is past."""
+    if verb.lower_ in _FINISHED and any(c.dep_ in ("auxpass", "aux") for c in verb.children):
+        return True
+    return verb.lemma_ == "be" and any(c.lower_ in _FINISHED and c.dep_ in (
+        "acomp", "advmod", "prt", "prep", "attr") for c in verb.children)
+
+
+_FINISHED = frozenset(("done", "over", "finished", "through"))
 
 
 def _governing(verb: Any) -> list[Any]:
@@ -267,7 +329,7 @@ def _a_state(doc: Any, verb: Any, span: Any, *, others_said: bool) -> bool:
     named = [t for t in doc if t.pos_ in ("NOUN", "PROPN", "VERB") and t not in span
              and t.is_alpha and t.lower_ not in _TIME_NOUNS]
     if not named:  # unless it stands for what was said before ("got a court date, it's...")
-        return not others_said
+        return not others_said or span.root.dep_ in ("nsubj", "nsubjpass")
     if span.root.dep_ not in ("nsubj", "nsubjpass"):
         return False
     return not any(t.pos_ in ("NOUN", "PROPN") and t.lower_ not in _TIME_NOUNS
@@ -275,4 +337,4 @@ def _a_state(doc: Any, verb: Any, span: Any, *, others_said: bool) -> bool:
 
 
 _TIME_NOUNS = frozenset(("day", "days", "week", "weeks", "month", "time", "lol", "lmao", "omg",
-                         "feel", "feels", "feeling", "gonna", "going", "get", "got"))
+                         "feel", "feels", "feeling", "gonna", "gon", "going", "get", "got"))

@@ -96,35 +96,38 @@ class Days:
 class DateReader:
     """Reads the time phrases of texts (dateparser, English, imported on first use)."""
 
-    def days_in(self, text: str, said_on: date, hints: Sequence[tuple[int, int]] = ()
-                ) -> list[Days]:
+    def days_in(self, text: str, said_on: date, hints: Sequence[tuple[int, int]] = (), *,
+                day_first: bool = False) -> list[Days]:
         """Every time phrase of `text` with the days it names, read as of `said_on`. `hints`:
         more places of time phrases in `text` (spaCy's DATE and TIME entities), read where
-        dateparser's search found nothing it could read. Blocking (dateparser is pure
-        Python): call it from a worker thread."""
+        dateparser's search found nothing it could read. `day_first`: "12/03" is the 12th of
+        March (see `day_first`). Blocking (dateparser is pure Python): call it from a worker
+        thread."""
         found: list[Days] = []
         for named in sorted(_calendar_phrases(text, said_on), key=lambda d: (d.start, -d.end)):
             if not any(d.start <= named.start and named.end <= d.end for d in found):
                 found.append(named)  # "the 25th" in "the weekend of the 25th" is read with it
         taken = [(d.start, d.end) for d in found]
         hinted = [(text[start:end], start) for start, end in hints]
-        for phrase, start in [*self._phrases(text, said_on), *hinted]:
+        for phrase, start in [*self._phrases(text, said_on, day_first), *hinted]:
             end = start + len(phrase)
             if any(start < e and s < end for s, e in taken):
                 continue
-            days = self._days(phrase, said_on, start)
+            days = self._days(phrase, said_on, start, day_first)
             if days is not None:
                 found.append(days)
                 taken.append((start, end))
         return sorted(found, key=lambda d: d.start)
 
-    def _phrases(self, text: str, said_on: date) -> Iterator[tuple[str, int]]:
+    def _phrases(self, text: str, said_on: date, day_first: bool
+                 ) -> Iterator[tuple[str, int]]:
         from dateparser.search import search_dates
 
         # search_dates finds nothing in some texts that end in a comma or an emoji: marks and
         # symbols become spaces, so places in the text stay where they are.
         text = _MARKS.sub(lambda m: " " * len(m.group(0)), text)
-        hits = search_dates(text, languages=["en"], settings=self._settings(said_on)) or []
+        hits = search_dates(text, languages=["en"],
+                            settings=self._settings(said_on, day_first)) or []
         position = 0
         for phrase, _ in hits:
             start = text.find(phrase, position)
@@ -134,13 +137,14 @@ class DateReader:
             if _a_time(phrase):
                 yield phrase, start
 
-    def _days(self, phrase: str, said_on: date, start: int) -> Days | None:
+    def _days(self, phrase: str, said_on: date, start: int, day_first: bool
+              ) -> Days | None:
         """The days dateparser reads `phrase` as: one day, or a calendar week or month when the
         phrase names one ("next week", "in May"); None for a year, a time of day alone ("at
         5pm") or what it cannot read."""
         if not _a_time(phrase) or _CLOCK_ONLY.match(phrase):
             return None
-        data = self._date_data(phrase, said_on)
+        data = self._date_data(phrase, said_on, day_first)
         if data.date_obj is None:
             return None
         day = data.date_obj.date()
@@ -158,18 +162,34 @@ class DateReader:
         return Days(first, last, phrase, start, start + len(phrase),
                     bool(_AHEAD.search(phrase)))
 
-    def _date_data(self, phrase: str, said_on: date) -> Any:
+    def _date_data(self, phrase: str, said_on: date, day_first: bool) -> Any:
         from dateparser.date import DateDataParser
 
         # search_dates misreads some phrases it finds ("the day after tomorrow" as tomorrow);
         # the parser reads each alone correctly.
-        return DateDataParser(languages=["en"], settings=self._settings(said_on)
+        return DateDataParser(languages=["en"], settings=self._settings(said_on, day_first)
                               ).get_date_data(phrase)
 
     @staticmethod
-    def _settings(said_on: date) -> dict[str, Any]:
+    def _settings(said_on: date, day_first: bool) -> dict[str, Any]:
         return {"RELATIVE_BASE": datetime(said_on.year, said_on.month, said_on.day, 12),
-                "PREFER_DATES_FROM": "future", "RETURN_TIME_AS_PERIOD": True}
+                "PREFER_DATES_FROM": "future", "RETURN_TIME_AS_PERIOD": True,
+                "DATE_ORDER": "DMY" if day_first else "MDY"}
+
+
+def day_first(text: str) -> bool:
+    """Whether the text writes the day first in a date such as "12/03": it also names the
+    month that reading gives and not the other ("on 12/03 (that's 12 March)")."""
+    named = {_month_number(m.group(0)) for m in _MONTH_NAME.finditer(text)}
+    for match in _NUMERIC_DATE.finditer(text):
+        first, second = int(match.group(1)), int(match.group(2))
+        if second in named and first not in named:
+            return True
+    return False
+
+
+_MONTH_NAME = re.compile(rf"\b(?:{_MONTHS})\b", re.I)
+_NUMERIC_DATE = re.compile(r"\b(\d{1,2})[/.](\d{1,2})\b")
 
 
 def spelled_out(text: str) -> str:

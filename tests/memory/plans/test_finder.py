@@ -36,6 +36,9 @@ def finder() -> PlanFinder:
     ("Tomorrow is my first day at the new job and I can't sleep", date(2026, 3, 10),
      date(2026, 3, 10)),
     ("I'm hosting Thanksgiving this year", date(2026, 11, 26), date(2026, 11, 26)),
+    # The day first, as the message says elsewhere (12/03 is otherwise the 3rd of December).
+    ("my viva is on 12/03 (12 March, I'm in Scotland)", date(2026, 3, 12), date(2026, 3, 12)),
+    ("gotta be up at 5 tomorrow, early train", date(2026, 3, 10), date(2026, 3, 10)),
 ])
 def test_a_coming_event_is_a_plan_on_the_days_it_names(
         finder: PlanFinder, text: str, first: date, last: date) -> None:
@@ -62,6 +65,12 @@ def test_a_coming_event_is_a_plan_on_the_days_it_names(
     "the interview tomorrow got cancelled, so annoying",  # called off
     "I'm not going to the party on Saturday after all",
     "back from two weeks in Greece",  # a duration
+    "Walked my first half marathon on Sunday!!",  # an opening verb in the past
+    "easter break is done, back to the grind",  # finished
+    "April is the cruellest month, I swear",  # the time is what is spoken of
+    "she keeps saying 'next week' about fixing the sink",  # words said
+    "Monday again, ugh, coffee needed.",  # said on a Monday: today
+    "my knee has been sore since the weekend",
 ])
 def test_what_is_not_a_coming_event_is_no_plan(finder: PlanFinder, text: str) -> None:
     assert finder.find(text, MONDAY) == []
