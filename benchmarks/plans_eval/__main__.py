@@ -35,8 +35,8 @@ from datetime import date
 from benchmarks.support import read_set, table_head, table_row
 from memory.plans.finder import FoundPlan, PlanFinder
 
-SETS = ("development", "independent", "independent2", "independent3")
-TUNED_ON = ("development", "independent", "independent2")  # their misses were read
+SETS = ("development", "independent", "independent2", "independent3", "independent4")
+TUNED_ON = ("development", "independent", "independent2", "independent3")  # their misses were read
 
 
 @dataclass(frozen=True)

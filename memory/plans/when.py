@@ -50,7 +50,8 @@ _DURATION = re.compile(r"^\W*(?:(?:from|for|after|of)\s+)?"
 _CLOCK_ONLY = re.compile(r"^\W*(?:at\s+|by\s+|around\s+)?\d{1,2}(?:[:.]\d\d)?\s*(?:am|pm|h)?"
                          r"(?:\s+now)?\W*$", re.I)
 _WEEKEND = re.compile(r"\b(?:(this|next|last|the|on the|over the|at the)\s+)?weekend\b"
-                      r"(?:\s+of\s+the\s+(\d{1,2})(?:st|nd|rd|th))?", re.I)
+                      r"(?:\s+of\s+the\s+(\d{1,2})(?:st|nd|rd|th)"
+                      r"|\s+after\s+(this(?:\s+one)?|next))?", re.I)
 _DAY_NAMES = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
 # British: "a week on Tuesday", "Tuesday week": the Tuesday after the coming one.
 _WEEK_ON = re.compile(rf"\b(?:a\s+week\s+on\s+({_DAY_NAMES})|({_DAY_NAMES})\s+week)\b", re.I)
@@ -58,7 +59,7 @@ _PART_OF_MONTH = re.compile(
     rf"\b(?:(early|mid|late|(?:the\s+)?end\s+of|the\s+start\s+of|the\s+beginning\s+of)"
     rf"[\s-]*(?:(?:the|this)\s+month|(next)\s+month|({_MONTHS})))\b", re.I)
 _WEEK_AFTER_NEXT = re.compile(r"\b(?:the\s+)?week\s+after\s+next\b", re.I)
-_REST_OF_WEEK = re.compile(r"\b(?:later|end\s+of)\s+this\s+week\b", re.I)
+_REST_OF_WEEK = re.compile(r"\b(later|(?:the\s+)?end\s+of)\s+this\s+week\b", re.I)
 HOLIDAY = re.compile(r"\b(christmas eve|christmas day|xmas day|christmas|xmas|"
                       r"new year'?s eve|new year'?s day|boxing day|easter sunday|"
                       r"easter monday|good friday|easter weekend|easter|thanksgiving|halloween|"
@@ -218,6 +219,8 @@ def _calendar_phrases(text: str, said_on: date) -> Iterator[Days]:
             saturday = said_on - timedelta(days=1)
         if which == "next":
             saturday += timedelta(days=7)
+        if match.group(3):  # "the weekend after this one", "the weekend after next"
+            saturday += timedelta(days=7 if match.group(3).lower().startswith("this") else 14)
         yield _days(max(saturday, said_on), saturday + timedelta(days=1), match,
                     ahead=which in ("this", "next"))
     for match in _WEEK_ON.finditer(text):
@@ -241,7 +244,10 @@ def _calendar_phrases(text: str, said_on: date) -> Iterator[Days]:
         yield _days(monday, monday + timedelta(days=6), match, ahead=True)
     for match in _REST_OF_WEEK.finditer(text):
         sunday = said_on + timedelta(days=6 - said_on.weekday())
-        yield _days(min(said_on + timedelta(days=1), sunday), sunday, match, ahead=True)
+        first = min(said_on + timedelta(days=1), sunday)
+        if match.group(1).lower() != "later":  # its end: Friday to Sunday
+            first = max(said_on, sunday - timedelta(days=2))
+        yield _days(first, sunday, match, ahead=True)
     for match in HOLIDAY.finditer(text):
         yield _holiday(match, said_on)
     for match in _DAY_OF_MONTH.finditer(text):

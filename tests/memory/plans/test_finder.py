@@ -39,6 +39,8 @@ def finder() -> PlanFinder:
     # The day first, as the message says elsewhere (12/03 is otherwise the 3rd of December).
     ("my viva is on 12/03 (12 March, I'm in Scotland)", date(2026, 3, 12), date(2026, 3, 12)),
     ("gotta be up at 5 tomorrow, early train", date(2026, 3, 10), date(2026, 3, 10)),
+    ("the stag do is the weekend after this one", date(2026, 3, 21), date(2026, 3, 22)),
+    ("my essay is due the end of this week", date(2026, 3, 13), date(2026, 3, 15)),
 ])
 def test_a_coming_event_is_a_plan_on_the_days_it_names(
         finder: PlanFinder, text: str, first: date, last: date) -> None:
