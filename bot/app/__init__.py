@@ -48,6 +48,7 @@ from memory.facts.store import FactStore
 from memory.feedback.store import FeedbackMemory
 from memory.plans.checkin_rows import SQLCheckinRows
 from memory.plans.finder import PlanFinder
+from memory.plans.gate import PlanGate
 from memory.plans.plans import Plans
 from memory.pool.examples import PoolExamples
 from memory.pool.scrub import Scrubber
@@ -185,6 +186,13 @@ def _shows_memory(setting: str, prompt: PromptStyle) -> bool:
     return setting == "on" or (setting == "demo" and prompt.short)
 
 
+def _plans(stores: Stores) -> Plans:
+    """Plans found by the rules, and looked at again by the learned gate when the embedder is
+    the one it was trained with (the packaged MiniLM, the default)."""
+    gate = PlanGate(stores.embedder) if PlanGate.fits(stores.embedder) else None
+    return Plans(stores.plans, PlanFinder(stores.english), gate)
+
+
 def _wired(settings: Settings, stores: Stores, model: ChatModel, worker: MemoryWorker,
            pool: PoolUpkeep, examples: PoolExamples, recall: Recaller,
            personas: dict[str, Persona], rubrics: dict[str, Rubric], prompt: PromptStyle,
@@ -207,7 +215,7 @@ def _wired(settings: Settings, stores: Stores, model: ChatModel, worker: MemoryW
         chat=settings.chat, turns=turns, provisional=provisional, upkeep=worker,
         notes=(MemoryNotes(stores.answers)
                if _shows_memory(settings.chat.show_memory, prompt) else None),
-        plans=Plans(stores.plans, PlanFinder(stores.english)), clock=clock)
+        plans=_plans(stores), clock=clock)
     sharing = Sharing(stores.pool, stores.rounds, personas, worker)
     access = AccessPolicy.from_settings(
         settings, SQLMessageCounts(stores.engine) if shared else None)

@@ -65,7 +65,8 @@ _TIME_WORD = re.compile(
 _SYMBOLS = regex.compile(r"[\p{So}\p{Sk}\p{Cs}]+")  # emoji: spaCy takes them for nouns
 # What makes a plan of today: a later part of the day ("tonight", "at 2pm today"), not "today"
 # alone, which is mostly about the moment ("I'm tired today").
-_LATER_TODAY = re.compile(r"\b(?:tonight|this (?:afternoon|evening)|later|noon|at \d{1,2})\b"
+_LATER_TODAY = re.compile(r"\b(?:tonight|this (?:afternoon|evening)|later|noon|at \d{1,2}"
+                          r"|in (?:an|a few|a couple of|\d+|[a-z]+) (?:hours?|hrs?))\b"
                           r"|\b\d{1,2}(?:[:.]\d\d)?\s*(?:am|pm)\b", re.I)
 # Where a clause ends: punctuation, a dash, or an emoji or other symbol.
 _CLAUSE_END = regex.compile(r"[,;:!?…()\[\]]+|\s[-\u2013\u2014]+\s|\s*[\p{So}\p{Sk}]+\s*")
@@ -156,7 +157,8 @@ class PlanFinder:
                   and not _today_by_name(days, said_on) and not _quoted(clause, days)]
         for days in coming:
             span = doc.char_span(days.start, days.end, alignment_mode="expand")
-            if span is not None and _to_come(doc, span, days, others_said=others_said):
+            if span is not None and _to_come(doc, span, days, others_said=others_said,
+                                             alone=len(coming) == 1):
                 return days
         return None
 
@@ -170,11 +172,14 @@ def _first_word_lowered(clause: str) -> str:
 
 
 def _today_by_name(days: Days, said_on: date) -> bool:
-    """"Monday again." said on a Monday is about today, not the Monday after."""
-    return (days.first - said_on).days == 7 and bool(_WEEKDAY_ALONE.match(days.phrase))
+    """A clause that opens with the weekday it is said on is about today ("Monday again.",
+    "thursday is quiz night"), not the same weekday after ("exam on Monday", "it moved to
+    Monday")."""
+    return (days.start == 0 and (days.first - said_on).days == 7
+            and bool(_WEEKDAY_ALONE.match(days.phrase)))
 
 
-_WEEKDAY_ALONE = re.compile(r"^(?:on\s+)?(?:mon|tues|wednes|thurs|fri|satur|sun)day$", re.I)
+_WEEKDAY_ALONE = re.compile(r"^(?:mon|tues|wednes|thurs|fri|satur|sun)day$", re.I)
 
 
 def _quoted(clause: str, days: Days) -> bool:
@@ -198,15 +203,15 @@ def _clauses(sentence: str) -> list[str]:
     return [c.strip() for c in clauses if any(ch.isalnum() for ch in c)]
 
 
-def _to_come(doc: Any, span: Any, days: Days, *, others_said: bool) -> bool:
+def _to_come(doc: Any, span: Any, days: Days, *, others_said: bool, alone: bool) -> bool:
     """The phrase places one coming event: not a repeat, a hypothetical, something called off,
     the past or a state; and it is when something happens, not what a feeling is about ("I
     love christmas") or a kind of thing ("the christmas party")."""
     verb = _verb_of(span.root)
     if span.root.dep_ == "dobj" and verb.lower_ in _FEELINGS:
         return False
-    if span.root.dep_ == "compound" and HOLIDAY.search(span.text):
-        return False
+    if span.root.dep_ == "compound" and HOLIDAY.search(span.text) and not alone:
+        return False  # "the christmas party on friday" is on Friday
     if _repeated(doc, span, verb) or _hypothetical(doc, verb) or _called_off(verb):
         return False
     before = doc[span.start - 1].lower_ if span.start > 0 else ""
@@ -236,8 +241,12 @@ def _repeated(doc: Any, span: Any, verb: Any) -> bool:
     if any(t.lower_ in _REPEATED or t.lower_ in _PLURAL_TIMES for t in own):
         return True
     # Another weekday besides the phrase's own: a week's routine, unless a coming week is named
-    # ("from Friday to Sunday" is one phrase).
-    others = [t for t in doc if t not in span and t.lower_ in _DAY_FORMS]
+    # ("from Friday to Sunday" is one phrase) or the other day ends a stay ("arrives Friday and
+    # stays till Tuesday").
+    if not _DAY_FORMS.intersection(re.findall(r"[a-z]+", span.text.lower())):
+        return False  # spaCy may split a day ("wed" as "we'd"): its words are read
+    others = [t for t in doc if t not in span and t.lower_ in _DAY_FORMS
+              and not (t.i > 0 and doc[t.i - 1].lower_ in _UNTIL)]
     return bool(others) and not any(t.lower_ in ("next", "this") for t in doc)
 
 
@@ -246,6 +255,7 @@ _DAY_FORMS = frozenset(
      for d in (name, name[:3])] + ["tues", "thurs", "weds"])
 
 
+_UNTIL = frozenset(("till", "until", "til", "to", "through"))
 _PLURAL_TIMES = frozenset(f"{day}days" for day in (
     "mon", "tues", "wednes", "thurs", "fri", "satur", "sun")) | frozenset((
         "weekends", "mornings", "nights", "evenings", "afternoons"))
@@ -290,7 +300,8 @@ def _over(verb: Any) -> bool:
     if verb.lower_ in _FINISHED and any(c.dep_ in ("auxpass", "aux") for c in verb.children):
         return True
     return verb.lemma_ == "be" and any(c.lower_ in _FINISHED and c.dep_ in (
-        "acomp", "advmod", "prt", "prep", "attr") for c in verb.children)
+        "acomp", "advmod", "prt", "prep", "attr") and not any(c.children)  # not "over Easter"
+        for c in verb.children)
 
 
 _FINISHED = frozenset(("done", "over", "finished", "through"))

@@ -1,10 +1,11 @@
 """Plans kept from what the user says, and the one to ask about in a turn.
 
 Each private message is read for plans while it is answered (`memory.plans.finder`, in a worker
-thread). A plan that names the same thing as an open one of the user's ("the interview moved to
-Monday" after "my interview is on Friday") replaces it. In a later turn, the open plan that
-ended most recently, within `FOLLOW_UP_DAYS`, is the one to ask about; once the reply that asks
-is stored, the plan is asked and never comes up again.
+thread), and what it finds is looked at again by a learned gate (`memory.plans.gate`). A plan
+that names the same thing as an open one of the user's ("the interview moved to Monday" after
+"my interview is on Friday") replaces it, whatever the gate would say. In a later turn, the
+open plan that ended most recently, within `FOLLOW_UP_DAYS`, is the one to ask about; once the
+reply that asks is stored, the plan is asked and never comes up again.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import uuid
 from datetime import date, datetime
 
 from memory.plans.finder import FoundPlan, PlanFinder
+from memory.plans.gate import PlanGate
 from memory.plans.rows import SQLPlanRows
 from memory.statements import content_words
 from memory.types import Plan, Round
@@ -32,21 +34,38 @@ _TIME_WORDS = frozenset(
 class Plans:
     """Finds, keeps and follows up the user's plans."""
 
-    def __init__(self, rows: SQLPlanRows, finder: PlanFinder | None = None) -> None:
+    def __init__(self, rows: SQLPlanRows, finder: PlanFinder | None = None,
+                 gate: PlanGate | None = None) -> None:
+        """`gate`: None keeps what the finder's rules find (with an embedder the gate was not
+        trained on)."""
         self._rows = rows
         self._finder = finder or PlanFinder()
+        self._gate = gate
 
     async def keep(self, round_: Round, said_at: datetime) -> list[Plan]:
         """Store the plans of the round's message, said at `said_at`; returns those new. Safe
-        to run twice: a plan's id comes from its round."""
+        to run twice: a plan's id comes from its round.
+
+        A sentence that names the same thing as an open plan is a change of that plan ("the
+        interview moved to Monday"): what the user said before vouches for it, and the gate
+        is not asked."""
         found = await asyncio.to_thread(self._finder.find, round_.user_text, said_at.date())
         if not found:
             return []
-        new = [_plan(round_, i, plan, said_at) for i, plan in enumerate(found)]
-        open_plans = await self._rows.open_from(round_.user_id, said_at.date())
-        replaced = [old.id for old in open_plans for plan in new
-                    if old.round_id != round_.id and _same_thing(old.text, plan.text)]
+        earlier = [old for old in await self._rows.open_from(round_.user_id, said_at.date())
+                   if old.round_id != round_.id]
+        changes = [plan for plan in found
+                   if any(_same_thing(old.text, plan.text) for old in earlier)]
+        vetted = await self._vetted([plan for plan in found if plan not in changes])
+        kept = [plan for plan in found if plan in changes or plan in vetted]
+        new = [_plan(round_, i, plan, said_at) for i, plan in enumerate(kept)]
+        replaced = [old.id for old in earlier for plan in new if _same_thing(old.text, plan.text)]
         return await self._rows.add(new, replaced)
+
+    async def _vetted(self, found: list[FoundPlan]) -> list[FoundPlan]:
+        if not found or self._gate is None:
+            return found
+        return await self._gate.plans_among(found)
 
     async def due(self, user_id: str, today: date) -> Plan | None:
         """The plan to ask the user about today, if one is due."""

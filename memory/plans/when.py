@@ -42,7 +42,7 @@ _NOT_ALONE = frozenset(("we", "may", "sun", "sat", "mar", "now", "second", "marc
                         "the", "on", "at", "in", "day", "week", "month", "year", "date", "time",
                         "one day", "some day", "someday", "the day", "a day"))
 # A duration alone ("5 days of pastel de nata") places nothing; "in 5 days" does.
-_DURATION = re.compile(r"^\W*(?:(?:from|for|after|of)\s+)?"
+_DURATION = re.compile(r"^\W*(?:(?:from|for|after|of|the)\s+)?"
                        r"(?:a|an|\d+|one|two|three|four|five|six|seven|eight|nine|ten|few|"
                        r"several)\s+(?:days?|weeks?|months?|years?|hours?|minutes?|mins?)\b",
                        re.I)
@@ -56,10 +56,15 @@ _DAY_NAMES = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
 # British: "a week on Tuesday", "Tuesday week": the Tuesday after the coming one.
 _WEEK_ON = re.compile(rf"\b(?:a\s+week\s+on\s+({_DAY_NAMES})|({_DAY_NAMES})\s+week)\b", re.I)
 _PART_OF_MONTH = re.compile(
-    rf"\b(?:(early|mid|late|(?:the\s+)?end\s+of|the\s+start\s+of|the\s+beginning\s+of)"
+    rf"\b(?:(early|mid|late|(?:the\s+)?end\s+of|the\s+start\s+of|the\s+beginning\s+of"
+    rf"|(?:the\s+)?middle\s+of)"
     rf"[\s-]*(?:(?:the|this)\s+month|(next)\s+month|({_MONTHS})))\b", re.I)
 _WEEK_AFTER_NEXT = re.compile(r"\b(?:the\s+)?week\s+after\s+next\b", re.I)
-_REST_OF_WEEK = re.compile(r"\b(later|(?:the\s+)?end\s+of)\s+this\s+week\b", re.I)
+_REST_OF_WEEK = re.compile(r"\b(later|(?:the\s+)?end\s+of)\s+(this|next)\s+week\b", re.I)
+_WEEK_FROM_NOW = re.compile(r"\b(?:this\s+time\s+next\s+week|a\s+week\s+(?:from\s+)?today)\b",
+                            re.I)
+_DAY_OF_NEXT_MONTH = re.compile(
+    r"\b(?:on\s+)?the\s+(\d{1,2})(?:st|nd|rd|th)\s+of\s+(this|next)\s+month\b", re.I)
 HOLIDAY = re.compile(r"\b(christmas eve|christmas day|xmas day|christmas|xmas|"
                       r"new year'?s eve|new year'?s day|boxing day|easter sunday|"
                       r"easter monday|good friday|easter weekend|easter|thanksgiving|halloween|"
@@ -135,6 +140,7 @@ class DateReader:
             if start < 0:
                 continue
             position = start + len(phrase)
+            phrase = _TRAILING_JOIN.sub("", phrase)  # "Friday and" is "Friday"
             if _a_time(phrase):
                 yield phrase, start
 
@@ -176,6 +182,9 @@ class DateReader:
         return {"RELATIVE_BASE": datetime(said_on.year, said_on.month, said_on.day, 12),
                 "PREFER_DATES_FROM": "future", "RETURN_TIME_AS_PERIOD": True,
                 "DATE_ORDER": "DMY" if day_first else "MDY"}
+
+
+_TRAILING_JOIN = re.compile(r"\s+(?:and|or|but|then)$", re.I)
 
 
 def day_first(text: str) -> bool:
@@ -244,16 +253,25 @@ def _calendar_phrases(text: str, said_on: date) -> Iterator[Days]:
         yield _days(monday, monday + timedelta(days=6), match, ahead=True)
     for match in _REST_OF_WEEK.finditer(text):
         sunday = said_on + timedelta(days=6 - said_on.weekday())
-        first = min(said_on + timedelta(days=1), sunday)
+        if match.group(2).lower() == "next":
+            sunday += timedelta(days=7)
+        opening = min(said_on + timedelta(days=1), sunday)
         if match.group(1).lower() != "later":  # its end: Friday to Sunday
-            first = max(said_on, sunday - timedelta(days=2))
-        yield _days(first, sunday, match, ahead=True)
+            opening = max(said_on, sunday - timedelta(days=2))
+        yield _days(opening, sunday, match, ahead=True)
+    for match in _WEEK_FROM_NOW.finditer(text):  # "this time next week"
+        yield _days(said_on + timedelta(days=7), said_on + timedelta(days=7), match, ahead=True)
     for match in HOLIDAY.finditer(text):
         yield _holiday(match, said_on)
     for match in _DAY_OF_MONTH.finditer(text):
         day = _next_day_of_month(said_on, int(match.group(1)))
         if day is not None:
             yield _days(day, day, match, ahead=False)
+    for match in _DAY_OF_NEXT_MONTH.finditer(text):  # "on the 19th of next month"
+        month = _month(said_on, match.group(2), None)
+        if int(match.group(1)) <= _last_day(month).day:
+            day = month.replace(day=int(match.group(1)))
+            yield _days(day, day, match, ahead=match.group(2).lower() == "next")
     for match in _DAY_IN_WORDS.finditer(text):
         day = _next_day_of_month(said_on, _ORDINALS.index(match.group(1).lower()) + 1)
         if day is not None:

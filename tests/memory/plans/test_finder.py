@@ -41,6 +41,18 @@ def finder() -> PlanFinder:
     ("gotta be up at 5 tomorrow, early train", date(2026, 3, 10), date(2026, 3, 10)),
     ("the stag do is the weekend after this one", date(2026, 3, 21), date(2026, 3, 22)),
     ("my essay is due the end of this week", date(2026, 3, 13), date(2026, 3, 15)),
+    # Said on a Monday: the Monday after.
+    ("exam on monday, I'm terrified", date(2026, 3, 16), date(2026, 3, 16)),
+    ("the interview moved to Monday", date(2026, 3, 16), date(2026, 3, 16)),
+    ("Over Easter we're staying with my aunt", date(2026, 4, 3), date(2026, 4, 6)),
+    ("New Year's Eve party at ours this year", date(2026, 12, 31), date(2026, 12, 31)),
+    ("my dad arrives Thursday and stays till Sunday", date(2026, 3, 12), date(2026, 3, 12)),
+    ("driving lesson in 3 hours, nervous", MONDAY, MONDAY),
+    ("my scan is on the 3rd of next month", date(2026, 4, 3), date(2026, 4, 3)),
+    ("moving house in the middle of May", date(2026, 5, 10), date(2026, 5, 20)),
+    ("off to Madrid at the end of next week", date(2026, 3, 20), date(2026, 3, 22)),
+    ("gig this time next week!!", date(2026, 3, 16), date(2026, 3, 16)),
+    ("the 12 week scan is on Thursday", date(2026, 3, 12), date(2026, 3, 12)),
 ])
 def test_a_coming_event_is_a_plan_on_the_days_it_names(
         finder: PlanFinder, text: str, first: date, last: date) -> None:
