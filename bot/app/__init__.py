@@ -186,11 +186,13 @@ def _shows_memory(setting: str, prompt: PromptStyle) -> bool:
     return setting == "on" or (setting == "demo" and prompt.short)
 
 
-def _plans(stores: Stores) -> Plans:
+def _plans(stores: Stores, settings: Settings) -> Plans:
     """Plans found by the rules, and looked at again by the learned gate when the embedder is
-    the one it was trained with (the packaged MiniLM, the default)."""
+    the one it was trained with (the packaged MiniLM, the default); their days are the days
+    where each person is (/timezone, else `checkins.timezone`)."""
     gate = PlanGate(stores.embedder) if PlanGate.fits(stores.embedder) else None
-    return Plans(stores.plans, PlanFinder(stores.english), gate)
+    return Plans(stores.plans, PlanFinder(stores.english), gate,
+                 default_zone=settings.checkins.timezone)
 
 
 def _wired(settings: Settings, stores: Stores, model: ChatModel, worker: MemoryWorker,
@@ -215,7 +217,7 @@ def _wired(settings: Settings, stores: Stores, model: ChatModel, worker: MemoryW
         chat=settings.chat, turns=turns, provisional=provisional, upkeep=worker,
         notes=(MemoryNotes(stores.answers)
                if _shows_memory(settings.chat.show_memory, prompt) else None),
-        plans=_plans(stores), clock=clock)
+        plans=_plans(stores, settings), clock=clock)
     sharing = Sharing(stores.pool, stores.rounds, personas, worker)
     access = AccessPolicy.from_settings(
         settings, SQLMessageCounts(stores.engine) if shared else None)

@@ -54,7 +54,7 @@ USER_HELP = """Commands:
 /good, /bad           my last reply was good (or not): with /share on, a good one may help others
 /share [on|off]       let good replies of mine become examples for my other personas (off now)
 /checkins [on|off]    message you once when a plan you told me of is over (off until you say)
-/timezone [zone]      your time zone, for check-ins (such as Europe/Lisbon)
+/timezone [zone]      your time zone, for your plans' days and check-ins (Europe/Lisbon)
 /export               all I store about you, as a JSON file"""
 NEWEST_FACTS = 10  # in /memories
 MAX_TAUGHT_LISTED = 200
@@ -126,7 +126,7 @@ class UserCommands:
             zone=choice.timezone or settings.timezone, per_week=settings.per_week) + where)
 
     async def timezone(self, user_id: str, args: list[str]) -> CommandReply:
-        """/timezone [zone]: the person's time zone, for check-ins."""
+        """/timezone [zone]: the person's time zone, for their plans' days and check-ins."""
         choices = self._memories.checkins
         if not args:
             zone = (await choices.of(user_id)).timezone

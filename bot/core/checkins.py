@@ -5,7 +5,8 @@ Off unless the person says `/checkins on`. The bots look for plans due every few
 sent only:
 
 - within the person's waking hours, in their time zone (`/timezone`, else `checkins.timezone`);
-- when fewer than `checkins.per_week` went to them in the last 7 days;
+- when fewer than `checkins.per_week` went to them in the last 7 days (counted under the
+  person's turn, which processes share);
 - once per plan, whichever process finds it first: the plan is claimed (marked asked) in one
   statement before it is sent, and given back if the sending fails.
 
@@ -19,15 +20,15 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import replace
-from datetime import datetime, timedelta
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo
 
 from bot.core.follow_ups import follow_up_question
 from bot.core.persona_choice import PersonaChoice
 from bot.core.turn_lock import TurnLock
 from bot.settings import CheckinSettings
 from memory.plans.checkin_rows import SQLCheckinRows
-from memory.plans.plans import FOLLOW_UP_DAYS
+from memory.plans.plans import FOLLOW_UP_DAYS, due_where_they_are, local_zone
 from memory.plans.rows import SQLPlanRows
 from memory.protocols import RoundStore
 from memory.provenance import used_record
@@ -67,26 +68,32 @@ class CheckIns:
         local = now.astimezone(self.zone(timezone))
         if not self._settings.waking_from <= local.hour < self._settings.waking_until:
             return False
-        if not plan.last_day < local.date() <= plan.last_day + timedelta(days=FOLLOW_UP_DAYS):
-            return False
-        week_ago = now - timedelta(days=7)
-        return await self._plans.checkins_since(plan.user_id, week_ago) < self._settings.per_week
+        return plan.last_day < local.date() <= plan.last_day + timedelta(days=FOLLOW_UP_DAYS)
 
     async def _send(self, plan: Plan, send: Send) -> bool:
         return await self._ask(plan, "checkin", send) is not None
 
+    async def _week_is_full(self, user_id: str) -> bool:
+        week_ago = self._clock() - timedelta(days=7)
+        return await self._plans.checkins_since(user_id, week_ago) >= self._settings.per_week
+
     async def on_opening(self, user_id: str) -> str | None:
         """The question about a plan that is over, as the terminal UI opens: stored like a
         check-in (whatever `/checkins` says: the person opened the chat). None: none is due."""
-        choice = await self.choices.of(user_id)
-        today = self._clock().astimezone(self.zone(choice.timezone)).date()
-        plan = await self._plans.due(user_id, today, FOLLOW_UP_DAYS)
+        now = self._clock()
+        candidates = await self._plans.due_candidates(user_id, now.astimezone(UTC).date(),
+                                                      FOLLOW_UP_DAYS)
+        plan = due_where_they_are(candidates, now, self._settings.timezone)
         return None if plan is None else await self._ask(plan, "opening", None)
 
     async def _ask(self, plan: Plan, via: str, send: Send | None) -> str | None:
         """Claim the plan, send the question (when `send`), store it as a round; the question,
         or None when another process claimed it or the sending failed."""
         async with self._turns.turn(plan.user_id):
+            # The week's count is read under the person's turn, which processes share: two
+            # cannot both see room for one more.
+            if via == "checkin" and await self._week_is_full(plan.user_id):
+                return None
             if not await self._plans.asked(plan.user_id, plan.id, via=via):
                 return None  # another process asked, or a reply did meanwhile
             text = follow_up_question(plan)
@@ -108,7 +115,4 @@ class CheckIns:
 
     def zone(self, timezone: str | None) -> ZoneInfo:
         """The person's time zone, else the settings' (an unknown name: UTC)."""
-        try:
-            return ZoneInfo(timezone or self._settings.timezone)
-        except (ZoneInfoNotFoundError, ValueError):
-            return ZoneInfo("UTC")
+        return local_zone(timezone, self._settings.timezone)

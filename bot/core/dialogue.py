@@ -236,7 +236,7 @@ class Dialogue:
         if self._plans is None:
             return None
         try:
-            return await self._plans.due(user_id, self._clock().date())
+            return await self._plans.due(user_id, self._clock())
         except Exception:  # a follow-up is extra: the reply goes on without one
             log.exception("No follow-up read for this turn")
             return None

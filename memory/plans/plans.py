@@ -14,7 +14,9 @@ import asyncio
 import calendar
 import hashlib
 import uuid
-from datetime import date, datetime
+from collections.abc import Sequence
+from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from memory.plans.finder import FoundPlan, PlanFinder
 from memory.plans.gate import PlanGate
@@ -35,12 +37,14 @@ class Plans:
     """Finds, keeps and follows up the user's plans."""
 
     def __init__(self, rows: SQLPlanRows, finder: PlanFinder | None = None,
-                 gate: PlanGate | None = None) -> None:
+                 gate: PlanGate | None = None, default_zone: str = "UTC") -> None:
         """`gate`: None keeps what the finder's rules find (with an embedder the gate was not
-        trained on)."""
+        trained on). `default_zone`: the time zone of users who chose none (/timezone): the
+        day a plan is said on and the day it is over are days there."""
         self._rows = rows
         self._finder = finder or PlanFinder()
         self._gate = gate
+        self._default_zone = default_zone
 
     async def keep(self, round_: Round, said_at: datetime) -> list[Plan]:
         """Store the plans of the round's message, said at `said_at`; returns those new. Safe
@@ -49,10 +53,15 @@ class Plans:
         A sentence that names the same thing as an open plan is a change of that plan ("the
         interview moved to Monday"): what the user said before vouches for it, and the gate
         is not asked."""
-        found = await asyncio.to_thread(self._finder.find, round_.user_text, said_at.date())
+        said_on = said_at.astimezone(UTC).date()
+        found = await asyncio.to_thread(self._finder.find, round_.user_text, said_on)
         if not found:
             return []
-        earlier = [old for old in await self._rows.open_from(round_.user_id, said_at.date())
+        zone = local_zone(await self._rows.zone_of(round_.user_id), self._default_zone)
+        if said_at.astimezone(zone).date() != said_on:  # near midnight: "tomorrow" is theirs
+            said_on = said_at.astimezone(zone).date()
+            found = await asyncio.to_thread(self._finder.find, round_.user_text, said_on)
+        earlier = [old for old in await self._rows.open_from(round_.user_id, said_on)
                    if old.round_id != round_.id]
         changes = [plan for plan in found
                    if any(_same_thing(old.text, plan.text) for old in earlier)]
@@ -67,12 +76,33 @@ class Plans:
             return found
         return await self._gate.plans_among(found)
 
-    async def due(self, user_id: str, today: date) -> Plan | None:
-        """The plan to ask the user about today, if one is due."""
-        return await self._rows.due(user_id, today, FOLLOW_UP_DAYS)
+    async def due(self, user_id: str, now: datetime) -> Plan | None:
+        """The plan to ask the user about now, if one is due: one read."""
+        candidates = await self._rows.due_candidates(user_id, now.astimezone(UTC).date(),
+                                                     FOLLOW_UP_DAYS)
+        return due_where_they_are(candidates, now, self._default_zone)
 
     async def asked(self, plan: Plan) -> None:
         await self._rows.asked(plan.user_id, plan.id)
+
+
+def due_where_they_are(candidates: Sequence[tuple[Plan, str | None]], now: datetime,
+                       default_zone: str) -> Plan | None:
+    """The most recent plan over where its user is (their zone, else `default_zone`), at most
+    `FOLLOW_UP_DAYS` days ago."""
+    for plan, zone in candidates:
+        today = now.astimezone(local_zone(zone, default_zone)).date()
+        if plan.last_day < today <= plan.last_day + timedelta(days=FOLLOW_UP_DAYS):
+            return plan
+    return None
+
+
+def local_zone(name: str | None, default: str) -> ZoneInfo:
+    """The zone named, else the default; UTC for a name this machine does not know."""
+    try:
+        return ZoneInfo(name or default)
+    except (ZoneInfoNotFoundError, ValueError):
+        return ZoneInfo("UTC")
 
 
 def _same_thing(older: str, newer: str) -> bool:

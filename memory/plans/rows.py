@@ -14,6 +14,10 @@ from memory.sql.engine import as_utc, utcnow
 from memory.sql.tables import checkins, plans
 from memory.types import Plan
 
+# Plans read to find the one due: those that end today in UTC may not be over where the user is,
+# and a few of them must not hide an older one that is.
+_CANDIDATES = 5
+
 
 class SQLPlanRows:
     def __init__(self, engine: AsyncEngine) -> None:
@@ -46,17 +50,27 @@ class SQLPlanRows:
         async with self._engine.connect() as conn:
             return [_plan(row) for row in (await conn.execute(query)).mappings()]
 
-    async def due(self, user_id: str, today: date, within_days: int) -> Plan | None:
-        """The user's open plan that ended most recently before `today`, at most
-        `within_days` ago: one read on the (user, status, last day) index."""
-        query = (select(plans).where(
-            (plans.c.user_id == user_id) & (plans.c.status == "open")
-            & (plans.c.last_day < today)
-            & (plans.c.last_day >= today - timedelta(days=within_days)))
-            .order_by(plans.c.last_day.desc(), plans.c.said_at.desc()).limit(1))
+    async def due_candidates(self, user_id: str, today: date, within_days: int
+                             ) -> list[tuple[Plan, str | None]]:
+        """The user's open plans that may be over somewhere on Earth on the UTC day `today`
+        (ended by `today`, at most `within_days` and a day before), the most recent first, with
+        the user's time zone (None: none chosen): one read on the (user, status, last day)
+        index. The caller decides in the zone (`memory.plans.plans.due_where_they_are`)."""
+        query = (select(plans, checkins.c.timezone)
+                 .outerjoin(checkins, checkins.c.user_id == plans.c.user_id)
+                 .where((plans.c.user_id == user_id) & (plans.c.status == "open")
+                        & (plans.c.last_day <= today)
+                        & (plans.c.last_day >= today - timedelta(days=within_days + 1)))
+                 .order_by(plans.c.last_day.desc(), plans.c.said_at.desc()).limit(_CANDIDATES))
         async with self._engine.connect() as conn:
-            row = (await conn.execute(query)).mappings().first()
-        return None if row is None else _plan(row)
+            rows = (await conn.execute(query)).mappings().all()
+        return [(_plan(row), row["timezone"]) for row in rows]
+
+    async def zone_of(self, user_id: str) -> str | None:
+        """The time zone the user chose (/timezone), if any."""
+        query = select(checkins.c.timezone).where(checkins.c.user_id == user_id)
+        async with self._engine.connect() as conn:
+            return (await conn.execute(query)).scalar_one_or_none()
 
     async def asked(self, user_id: str, plan_id: str, via: str = "reply") -> bool:
         """Mark the plan asked about (`via` a reply or a check-in), in one statement: False

@@ -73,6 +73,19 @@ async def test_a_moved_plan_is_asked_about_after_its_new_day(
     assert "moved to Friday" in prompt.split(FOLLOW_UP)[1]
 
 
+async def test_days_are_the_persons_own_where_they_live(
+        companion: Companion, llm: ScriptedLLM, clock: Clock) -> None:
+    await run(companion, "/timezone America/Los_Angeles")
+    clock.now = datetime(2026, 3, 9, 6, tzinfo=UTC)  # 23:00 on Sunday in Los Angeles
+    await say(companion, "my exam is tomorrow, so nervous")
+    listed = await run(companion, "/memories")
+    assert "my exam is tomorrow, so nervous (9 March 2026)" in listed  # their Monday
+    clock.now = datetime(2026, 3, 10, 5, tzinfo=UTC)  # 22:00 on Monday there: not over yet
+    assert FOLLOW_UP not in await _prompt_after(companion, llm, "long day")
+    clock.now = datetime(2026, 3, 10, 16, tzinfo=UTC)  # 09:00 on Tuesday there
+    assert FOLLOW_UP in await _prompt_after(companion, llm, "morning")
+
+
 async def test_never_in_a_group_chat_never_another_users_plan(
         companion: Companion, llm: ScriptedLLM, clock: Clock) -> None:
     await say(companion, "my exam is on Friday")
