@@ -6,10 +6,10 @@ person) and those that must (`task_words`: forms, counts, times of day, styles).
 is scrubbed alone, as the pool scrubs an exchange, with the product's scrubber (Presidio).
 
 A personal detail is left when one of its telling words (one with a capital, a digit or an @,
-and not a function word such as "I'm"; all its words when it has none) is in the scrubbed
-text as a whole word, case and all, more
-often than the task words of that message hold it ("I'm 17" beside "17 syllables"). A task
-word is kept when the whole span is in the scrubbed text, case and all.
+and not a function word such as "I'm"; its other words but function words when it has none, as
+"summer" in "its summer") is in the scrubbed text as a whole word, case and all, more often
+than the task words of that message hold it ("I'm 17" beside "17 syllables"). A task word is
+kept when the whole span is in the scrubbed text, case and all.
 """
 
 from __future__ import annotations
@@ -59,7 +59,8 @@ def _left(detail: str, scrubbed: str, task_words: list[str]) -> bool:
     words = _WORDS.findall(detail)
     telling = [w for w in words if w.lower() not in STOP_WORDS
                and any(c.isupper() or c.isdigit() or c == "@" for c in w)]
-    for word in telling or words:
+    content = [w for w in words if w.lower() not in STOP_WORDS]
+    for word in telling or content or words:
         explained = sum(_count(word, task) for task in task_words)
         if _count(word, scrubbed) > explained:
             return True

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import Any
 
 import tldextract
 from presidio_analyzer import (
@@ -19,7 +20,7 @@ from presidio_anonymizer import AnonymizerEngine
 from presidio_anonymizer.entities import OperatorConfig
 
 from memory.pool.scrub import OTHER, PLACEHOLDER, PLACEHOLDERS, SPACY_MODEL
-from memory.pool.ties import a_persons, spreads
+from memory.pool.ties import DAY_OF_MONTH, a_persons, spreads
 
 _WORD = re.compile(r"[^\W_]+")  # card, bank and ID numbers, and anything else Presidio knows
 
@@ -39,6 +40,73 @@ class ProperNouns(EntityRecognizer):
             return []
         return [RecognizerResult("PROPER_NOUN", t.idx, t.idx + len(t.text), 0.5)
                 for t in nlp_artifacts.tokens if t.pos_ == "PROPN"]
+
+
+class NamesOfPeopleNamed(EntityRecognizer):
+    """A name spaCy misses where chat gives it away, however it is written: the word after
+    someone the speaker has ("my sister summer", "my bf tyler", "our dog biscuit"), after an
+    introduction opening a sentence ("hey its marco", "this is dev"), and beside the speaker
+    ("Mateus and I")."""
+
+    def __init__(self) -> None:
+        super().__init__(supported_entities=["PERSON"], name="NamesOfPeopleNamed")
+
+    def load(self) -> None:
+        pass
+
+    def analyze(self, text: str, entities: list[str],
+                nlp_artifacts: NlpArtifacts | None = None) -> list[RecognizerResult]:
+        if nlp_artifacts is None:
+            return []
+        tokens = list(nlp_artifacts.tokens)
+        return [RecognizerResult("PERSON", t.idx, t.idx + len(t.text), 0.6)
+                for i, t in enumerate(tokens)
+                if _a_name(t) and (_after_someone_had(tokens, i) or _after_introduction(tokens, i)
+                                   or _beside_me(tokens, i))]
+
+
+def _a_name(token: Any) -> bool:
+    return (token.is_alpha and token.pos_ in {"NOUN", "PROPN", "X"}
+            and not token.is_stop and token.lower_ not in _RELATIONS)
+
+
+def _after_someone_had(tokens: list[Any], i: int) -> bool:
+    """"my (little) sister ___": a relation the speaker (or someone) has, just before."""
+    if i == 0 or tokens[i - 1].lower_ not in _RELATIONS:
+        return False
+    before = [t.lower_ for t in tokens[max(0, i - 4):i - 1]]
+    return any(word in _POSSESSIVES for word in before)
+
+
+def _beside_me(tokens: list[Any], i: int) -> bool:
+    """"Mateus and I", "me and jess": someone named beside the speaker."""
+    after = [t.lower_ for t in tokens[i + 1:i + 3]]
+    before = [t.lower_ for t in tokens[max(0, i - 2):i]]
+    return after in (["and", "i"], ["and", "me"]) or before in (["me", "and"], ["i", "and"])
+
+
+def _after_introduction(tokens: list[Any], i: int) -> bool:
+    """"its ___", "it's ___", "this is ___", "im ___" opening a sentence (after a greeting)."""
+    words = [t.lower_ for t in tokens[tokens[i].sent.start:i] if not t.is_punct]
+    while words and words[0] in _GREETINGS:
+        words.pop(0)
+    return " ".join(words) in _INTRODUCTIONS
+
+
+_POSSESSIVES = frozenset({"my", "our", "his", "her", "their", "your", "me", "mi"})
+_GREETINGS = frozenset({"hi", "hey", "hello", "yo", "hiya", "heya", "ok", "so", "oh"})
+_INTRODUCTIONS = frozenset({"its", "it 's", "it is", "this is", "im", "i 'm", "i am",
+                            "me", "its me", "it 's me", "name 's", "my name is", "name is"})
+# Someone a person has: the word after one is their name ("my sister summer").
+_RELATIONS = frozenset("""
+mum mom mother mama mommy dad father papa daddy sister sis brother bro son daughter kid child
+baby wife husband hubby partner bf gf boyfriend girlfriend fiance fiancé fiancee fiancée friend
+mate buddy pal bestie bff boss manager colleague coworker co-worker neighbour neighbor cousin
+aunt auntie uncle nephew niece grandma grandpa granny gran nan nana nanna grandson
+granddaughter grandmother grandfather stepmom stepdad stepson stepdaughter teacher student
+roommate flatmate housemate landlord landlady tutor coach therapist doctor dog cat puppy
+kitten hamster rabbit bunny parrot pet horse twin twins ex
+""".split())
 
 
 class PresidioEngines:
@@ -95,11 +163,15 @@ def _analyzer() -> AnalyzerEngine:
     })
     analyzer = AnalyzerEngine(nlp_engine=provider.create_engine(), supported_languages=["en"])
     analyzer.registry.add_recognizer(ProperNouns())
+    analyzer.registry.add_recognizer(NamesOfPeopleNamed())
     # A capitalized word inside a sentence is a name in chat ("you and Tomasz on ...").
     analyzer.registry.add_recognizer(PatternRecognizer(
         supported_entity="PROPER_NOUN",
         patterns=[Pattern("capitalized", r"(?<=[a-z,;] )[A-Z][\w'-]+", 0.5)],
         global_regex_flags=re.MULTILINE))  # case matters here (Presidio ignores it)
+    # A day of a month spaCy does not call a date ("on her birthday, 2 Nov").
+    analyzer.registry.add_recognizer(PatternRecognizer(
+        supported_entity="DATE_TIME", patterns=[Pattern("day of a month", DAY_OF_MONTH, 0.6)]))
     analyzer.registry.add_recognizer(PatternRecognizer(
         supported_entity="HANDLE",
         patterns=[Pattern("handle", r"(?<![\w.])@[A-Za-z0-9_.]{2,}", 0.9)]))

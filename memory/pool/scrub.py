@@ -3,9 +3,11 @@
 Presidio finds them: spaCy's small English model for names, places, nationalities and dates,
 and Presidio's own patterns for emails, phone numbers, links, card and account numbers. Ours add
 what those miss in chat: every proper noun spaCy tags (it finds "I'm Ana" and a lowercase
-"siobhan" that its entity model misses), a capitalized word inside a sentence, handles (@name),
-and any number, since an age, a house number or a sum can say who someone is; a capitalized
-ordinary word is lost now and then. A detail found in a message is also taken out of its reply.
+"siobhan" that its entity model misses), a name where chat gives it away however it is written
+("my sister summer", "hey its marco", "Mateus and I"), a capitalized word inside a sentence,
+handles (@name), a day of a month ("2 Nov"), and any number, since an age, a house number or a
+sum can say who someone is; a capitalized ordinary word is lost now and then. What describes
+the task stays (`memory.pool.ties`). A detail found in a message is also taken out of its reply.
 Each is replaced by a readable placeholder ("[name]", "[place]"), so an example still reads as
 an example.
 """

@@ -1,16 +1,24 @@
 """Whether a detail found in a text says something of a person, or describes the task.
 
 Presidio and spaCy find places, peoples, dates, numbers, organisations and capitalized words
-wherever they are. Most say who someone is, and all of them go, but for three kinds that a
-request is made of: a small number that counts a thing ("17 syllables", "a 5-day plan"), an
-adjective that says what kind of thing ("a Homeric simile", "an Italian sonnet"), and a time of
-day or a duration ("a morning routine before 7am"), which identify no one. Those stay unless
-the sentence's grammar (spaCy's parse) ties them to a person: going up from the detail through
-the words it depends on, a person is met (a pronoun, a name, something possessed: "my 3
-kids") or a verb whose subject is one ("I'm 17", "paid off 200 euros"), before a thing
-nobody owns. Names, places, organisations and every other number go even in a request ("a
-haiku about Kyoto" loses Kyoto): spaCy's small model misreads names as common words often
-enough that a wider rule let details through (10 of 154 on a set written apart).
+wherever they are. Most say who someone is, and all of them go, but for what a request is made
+of, which identifies no one:
+
+- a form of writing, however spaCy tags it ("Limerick about a cat", "Ode to coffee");
+- a span of days or how often ("for 2 weeks", "a 30-day challenge", "every month", "3 times a
+  week"), a time of day or a duration ("before 7am");
+- a weekday ("a Saturday brunch"), a small number that counts a thing ("17 syllables", "4 sets
+  of 12", "a recipe for 4"), a word that says what kind of thing ("a Homeric simile", "a
+  Spartan workout") or names a style ("Parisian-style", "Victorian-era", "Roald Dahl style").
+
+Weekdays, counts, kinds and styles stay unless the sentence's grammar (spaCy's parse) ties them
+to a person: going up from the detail through the words it depends on, a person is met (a
+pronoun, a name, something possessed: "my 3 kids") or a verb whose subject is one ("I'm 17",
+"paid off 200 euros"), before a thing nobody owns. Names, places, organisations and every other
+number go even in a request ("a haiku about Kyoto" loses Kyoto): spaCy's small model misreads
+names as common words often enough that a wider rule let details through (10 of 154 on a set
+written apart). Years are no span of days ("34 years" is an age); a day of a month ("2 Nov")
+and the number of a home ("from number 12") always go.
 """
 
 from __future__ import annotations
@@ -40,6 +48,18 @@ _DIGITS = re.compile(r"\d+")
 _CLOCK = re.compile(r"\d[:.]\d\d|\d\s?(?:am|pm|h)\b|\b(?:morning|evening|night|noon|"
                     r"midnight|afternoon|dawn|dusk|bedtime|minutes?|mins?|hours?|hrs?|seconds?)"
                     r"\b", re.IGNORECASE)
+# A span of days, weeks or months, how often, or a season ("for 2 weeks", "30-day", "every
+# month", "a summer poem"): no one's date. Years are left out: "34 years" is an age.
+_SPAN_OF_DAYS = re.compile(
+    r"(?:(?:for|over|in)\s+)?(?:(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|"
+    r"twelve|a few|a couple of|several|\d{1,3})[\s-]+(?:days?|weeks?|months?|nights?)"
+    r"(?:\s+(?:a|per)\s+(?:day|week|month))?|(?:every|each|per|a)\s+(?:day|week|month|"
+    r"morning|evening|night)|daily|weekly|monthly|nightly"
+    r"|(?:this\s+|next\s+|last\s+|in\s+)?(?:the\s+)?(?:spring|summer|autumn|fall|winter))",
+    re.IGNORECASE)
+_WEEKDAY = re.compile(r"(?:on\s+)?(?:a\s+)?(?:mon|tues|wednes|thurs|fri|satur|sun)days?",
+                      re.IGNORECASE)
+_HOW_OFTEN = re.compile(r"\s+times?\s+(?:a|per|each|every)\s+(?:day|week|month)\b", re.I)
 _NUMBER_RUN = re.compile(r"\+?\d[\d\s().,/-]*\d|\d")
 _VERBS = frozenset({"VERB", "AUX"})
 _MODIFIERS = frozenset({"amod", "compound", "nmod", "nummod"})
@@ -61,39 +81,100 @@ def a_persons(entity_type: str, doc: Doc, start: int, end: int) -> bool:
     span = doc.char_span(start, end, alignment_mode="expand")
     if span is None or not len(span):
         return True
+    if _a_form(span):
+        return False  # "Limerick about a cat": spaCy takes it for a name
     if entity_type not in DESCRIBES_A_TASK and not (
-            entity_type == "PERSON" and all(t.pos_ == "ADJ" for t in span)):
-        return True  # a "Shakespearean" sonnet is no person
-    if _long_number(doc.text, start, end) or _calendar_date(span):
-        return True  # a phone, an account, a day of the year: whatever the grammar says
+            entity_type == "PERSON" and (all(t.pos_ == "ADJ" for t in span) or _a_style(span))):
+        return True  # a "Shakespearean" sonnet, "Keats style", is no person
+    if (_long_number(doc.text, start, end) or _calendar_date(span)
+            or _numbered_home(doc.text, start)):
+        return True  # a phone, an account, a day of the year, a house: whatever the grammar
     entity = _entity_of(span)
     if entity is not None and entity.label_ == "TIME" and _CLOCK.search(entity.text):
         return False  # a time of day or a duration ("before 7am", "20 minutes a day")
+    if entity is not None and entity.label_ == "DATE" and _SPAN_OF_DAYS.fullmatch(entity.text):
+        return False  # "for 2 weeks", "a 30-day challenge", "every month": no one's date
+    if entity is not None and entity.label_ == "DATE" and _WEEKDAY.fullmatch(entity.text):
+        return _tied_to_a_person(span.root)  # "a Saturday brunch", not "turns 5 on Saturday"
+    if _HOW_OFTEN.match(span.doc.text, span.end_char):
+        return False  # "3 times a week"
     if all(token.pos_ in {"PRON", "AUX", "PART"} for token in span):  # "I'm" after a comma
         return False
     if entity_type not in {"NUMBER", "DATE_TIME"} and _capitalized_common_word(span):
         return False
+    if _a_style(span):  # from the whole name: "Roald" is not tied to a person by "Dahl"
+        return _tied_to_a_person((entity or span).root)
     if _counts_a_thing(span) or _qualifies_a_thing(span):
         return _tied_to_a_person(span.root, money=_money(span))
     return True  # names, places, organisations, other numbers and dates: when in doubt, out
 
 
 def _counts_a_thing(span: Span) -> bool:
-    """A small number that counts or sizes a thing: "17 syllables", "a 5-day plan", "3 sets"
-    (not "turned 10 today", "rent is 1900", "12 Calle Mayor")."""
+    """A small number that counts or sizes a thing: "17 syllables", "a 5-day plan", "3 sets",
+    "4 sets of 12", "a recipe for 4" (not "turned 10 today", "rent is 1900", "12 Calle Mayor",
+    "1,500 calories": a larger number may be a sum in a currency not known here)."""
     root = span.root
     digits = _DIGITS.findall(span.text)
-    return (bool(digits) and all(len(run) <= MAX_COUNT_DIGITS for run in digits)
-            and "," not in span.text and root.dep_ in {"nummod", "compound"}
-            and root.head.pos_ == "NOUN" and root.head.dep_ not in {"npadvmod", "tmod"})
+    if not digits or (root.head.pos_ != "NOUN" and root.dep_ != "pobj"):
+        return False
+    if root.dep_ == "pobj":  # "sets of 12", "a table for 4": a small number after a thing
+        thing = root.head.head
+        return (len(digits) == 1 and len(digits[0]) <= 2 and root.head.lower_ in ("of", "for")
+                and thing.pos_ == "NOUN" and not _owned(thing))
+    return (all(len(run) <= MAX_COUNT_DIGITS for run in digits) and "," not in span.text
+            and root.dep_ in {"nummod", "compound"}
+            and root.head.dep_ not in {"npadvmod", "tmod"} and not _of_money(root.head))
+
+
+def _of_money(thing: Token) -> bool:
+    """"48 payments of $389": what is counted is sums of money, someone's."""
+    return any(child.lower_ == "of" and any(_money(grand.doc[grand.i:grand.i + 1])
+                                            for grand in child.children)
+               for child in thing.children)
 
 
 def _qualifies_a_thing(span: Span) -> bool:
     """An adjective that says what kind of thing is asked for: "a Homeric simile", "an
     Italian sonnet", "a Florentine-style recipe" (a proper noun never: it may be a name)."""
     root = span.root
-    return (all(token.pos_ == "ADJ" for token in span) and root.dep_ in {"amod", "compound"}
-            and root.head.pos_ == "NOUN")
+    kind = all(token.pos_ == "ADJ" for token in span) or (
+        all(token.pos_ == "PROPN" for token in span) and _named(span) in _KINDS)
+    return kind and root.dep_ in {"amod", "compound"} and root.head.pos_ == "NOUN"
+
+
+# What spaCy calls a word that may say what kind of thing ("a Spartan workout", "a Homeric
+# simile"); never a person, a place or an organisation.
+_KINDS = frozenset({"NORP", "PRODUCT", "EVENT", "WORK_OF_ART", "LANGUAGE"})
+
+
+def _a_style(span: Span) -> bool:
+    """A word that names a style, as the words around it say: "Parisian-style", "Mexican-
+    inspired", "Victorian-era", "Keats style", "in the style of Roald Dahl"."""
+    text = span.doc.text
+    return (_STYLED.match(text, span.start_char) is not None
+            or _STYLE_OF.search(text, 0, span.start_char) is not None)
+
+
+_STYLED = re.compile(r"(?:[\w'\u2019.]+\s){0,2}[\w'\u2019.]+(?:-|\s)"
+                     r"(?:style|styled|inspired|era|themed)\b", re.IGNORECASE)
+
+
+_STYLE_OF = re.compile(r"\bin\s+the\s+style\s+of\s+(?:the\s+)?$", re.IGNORECASE)
+
+
+def _a_form(span: Span) -> bool:
+    """A form of writing, capitalized ("Haiku about rain", "Ode to coffee"): no one's name."""
+    words = [t.lower_ for t in span if not t.is_punct]
+    return bool(words) and all(word in _FORMS for word in words)
+
+
+# Forms a request asks for (the pool's word tutor and companion write them).
+_FORMS = frozenset("""
+haiku haikus tanka limerick limericks sonnet sonnets ode odes poem poems villanelle acrostic
+elegy ballad fable fables story essay rap song riddle riddles joke jokes toast speech letter
+cinquain ghazal sestina epigram couplet couplets quatrain verse lullaby eulogy anagram
+anagrams pun puns rhyme rhymes simile metaphor tongue twister sonnet
+""".split())
 
 
 def _long_number(text: str, start: int, end: int) -> bool:
@@ -107,11 +188,32 @@ def _long_number(text: str, start: int, end: int) -> bool:
 
 
 def _calendar_date(span: Span) -> bool:
-    """A day of a month ("12 October", "june 5th"): a birthday, a wedding, an operation."""
+    """A day of a month ("12 October", "june 5th", "2 Nov"): a birthday, a wedding, an
+    operation."""
     entity = _entity_of(span)
-    return (entity is not None and entity.label_ == "DATE"
-            and _MONTH.search(entity.text) is not None
-            and any(c.isdigit() for c in entity.text))
+    if (entity is not None and entity.label_ == "DATE" and _MONTH.search(entity.text)
+            is not None and any(c.isdigit() for c in entity.text)):
+        return True
+    text = span.doc.text
+    around = text[max(0, span.start_char - 12):span.end_char + 12]
+    return any(m.start() <= span.start_char - max(0, span.start_char - 12) < m.end()
+               for m in _DAY_OF_MONTH.finditer(around))
+
+
+DAY_OF_MONTH = (
+    r"\b\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|"
+    r"nov|dec)[a-z]*\b|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+"
+    r"\d{1,2}(?:st|nd|rd|th)?\b")
+_DAY_OF_MONTH = re.compile(DAY_OF_MONTH, re.IGNORECASE)
+
+
+def _numbered_home(text: str, start: int) -> bool:
+    """The number of a house, a flat or a room ("from number 12", "flat 7B", "apt 3")."""
+    return _HOME_BEFORE.search(text[max(0, start - 12):start]) is not None
+
+
+_HOME_BEFORE = re.compile(r"\b(?:number|no\.?|nr\.?|flat|apt\.?|apartment|house|unit|room|"
+                          r"suite|#)\s*$", re.IGNORECASE)
 
 
 def _named(span: Span) -> str | None:

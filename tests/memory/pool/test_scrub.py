@@ -38,6 +38,18 @@ def _has(word: str, text: str) -> bool:
     ("I'm Noor, nursing student. Define 'triage' in 2 sentences", ["Noor"]),
     ("ideas for my housewarming at 12 Calle Mayor, Madrid", ["12", "Calle", "Mayor",
                                                              "Madrid"]),
+    # Beside what now stays: an age, a name, a postcode.
+    ("my son Idris is 8 and has been off school for 2 weeks", ["Idris", "8"]),
+    ("I'm Wren, 44, give me a Spartan workout for 3 weeks", ["Wren", "44"]),
+    # Names spaCy misses where chat gives them away; dates and homes around a number.
+    ("my sister summer says hi, write her a haiku", ["summer"]),
+    ("hey its marco, a rap about socks pls", ["marco"]),
+    ("Mateus and I split up, cheer me up", ["Mateus"]),
+    ("remind me to call her on her birthday, 2 Nov", ["2", "Nov"]),
+    ("my neighbour at number 14 plays drums at night", ["14"]),
+    ("my granddaughter Ivy turns 6 on Saturday, a rhyme for her card", ["Ivy", "6",
+                                                                       "Saturday"]),
+    ("finally paid off the loan, 36 payments of $250", ["36", "250"]),
 ])
 async def test_what_says_who_someone_is_goes(scrubber: PresidioScrubber, text: str,
                                              gone: list[str]) -> None:
@@ -53,6 +65,15 @@ async def test_what_says_who_someone_is_goes(scrubber: PresidioScrubber, text: s
                                                               "20 minutes a day"]),
     ("I'm 52 and want 3 runs a week", ["3 runs"]),
     ("Florentine-style recipe for 4 people, please", ["Florentine-style", "4 people"]),
+    # Spans of days and how often, styles, counts after a thing, forms spaCy takes for names.
+    ("a keto meal plan for 2 weeks, something new every day", ["2 weeks", "every day"]),
+    ("swimming drills 4 times a week, 5 sets of 10 lengths", ["4 times a week",
+                                                             "5 sets of 10"]),
+    ("a Spartan workout and a Victorian-era insult", ["Spartan", "Victorian-era"]),
+    ("a bedtime story, Roald Dahl style", ["Roald Dahl style"]),
+    ("a bulking plan, and a lasagne recipe for 6", ["for 6"]),
+    ("Limerick about a goat, and a Saturday brunch menu", ["Limerick", "Saturday"]),
+    ("an ode in the style of Keats about a winter morning", ["Keats", "winter"]),
 ])
 async def test_what_says_what_the_request_is_stays(scrubber: PresidioScrubber, text: str,
                                                    kept: list[str]) -> None:
