@@ -25,11 +25,14 @@ from memory.pool.ties import DAY_OF_MONTH, a_persons, spreads
 _WORD = re.compile(r"[^\W_]+")  # card, bank and ID numbers, and anything else Presidio knows
 
 
-class ProperNouns(EntityRecognizer):
-    """Every token spaCy's tagger calls a proper noun."""
+class _TokenRecognizer(EntityRecognizer):
+    """Finds single tokens of spaCy's parse, which Presidio has already made."""
+
+    entity = ""
+    score = 0.5
 
     def __init__(self) -> None:
-        super().__init__(supported_entities=["PROPER_NOUN"], name="ProperNouns")
+        super().__init__(supported_entities=[self.entity], name=type(self).__name__)
 
     def load(self) -> None:
         pass
@@ -38,29 +41,33 @@ class ProperNouns(EntityRecognizer):
                 nlp_artifacts: NlpArtifacts | None = None) -> list[RecognizerResult]:
         if nlp_artifacts is None:
             return []
-        return [RecognizerResult("PROPER_NOUN", t.idx, t.idx + len(t.text), 0.5)
-                for t in nlp_artifacts.tokens if t.pos_ == "PROPN"]
+        return [RecognizerResult(self.entity, t.idx, t.idx + len(t.text), self.score)
+                for t in self.found(list(nlp_artifacts.tokens))]
+
+    def found(self, tokens: list[Any]) -> list[Any]:
+        raise NotImplementedError
 
 
-class NamesOfPeopleNamed(EntityRecognizer):
+class ProperNouns(_TokenRecognizer):
+    """Every token spaCy's tagger calls a proper noun."""
+
+    entity = "PROPER_NOUN"
+
+    def found(self, tokens: list[Any]) -> list[Any]:
+        return [t for t in tokens if t.pos_ == "PROPN"]
+
+
+class NamesOfPeopleNamed(_TokenRecognizer):
     """A name spaCy misses where chat gives it away, however it is written: the word after
     someone the speaker has ("my sister summer", "my bf tyler", "our dog biscuit"), after an
     introduction opening a sentence ("hey its marco", "this is dev"), and beside the speaker
     ("Mateus and I")."""
 
-    def __init__(self) -> None:
-        super().__init__(supported_entities=["PERSON"], name="NamesOfPeopleNamed")
+    entity = "PERSON"
+    score = 0.6
 
-    def load(self) -> None:
-        pass
-
-    def analyze(self, text: str, entities: list[str],
-                nlp_artifacts: NlpArtifacts | None = None) -> list[RecognizerResult]:
-        if nlp_artifacts is None:
-            return []
-        tokens = list(nlp_artifacts.tokens)
-        return [RecognizerResult("PERSON", t.idx, t.idx + len(t.text), 0.6)
-                for i, t in enumerate(tokens)
+    def found(self, tokens: list[Any]) -> list[Any]:
+        return [t for i, t in enumerate(tokens)
                 if _a_name(t) and (_after_someone_had(tokens, i) or _after_introduction(tokens, i)
                                    or _beside_me(tokens, i))]
 
