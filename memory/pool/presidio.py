@@ -19,8 +19,9 @@ from presidio_analyzer.nlp_engine import NlpArtifacts, NlpEngineProvider
 from presidio_anonymizer import AnonymizerEngine
 from presidio_anonymizer.entities import OperatorConfig
 
+from memory.places import place_names
 from memory.pool.scrub import OTHER, PLACEHOLDER, PLACEHOLDERS, SPACY_MODEL
-from memory.pool.ties import DAY_OF_MONTH, a_persons, spreads
+from memory.pool.ties import DAY_OF_MONTH, FORMS, a_persons, spreads
 
 _WORD = re.compile(r"[^\W_]+")  # card, bank and ID numbers, and anything else Presidio knows
 
@@ -60,16 +61,19 @@ class ProperNouns(_TokenRecognizer):
 class NamesOfPeopleNamed(_TokenRecognizer):
     """A name spaCy misses where chat gives it away, however it is written: the word after
     someone the speaker has ("my sister summer", "my bf tyler", "our dog biscuit"), after an
-    introduction opening a sentence ("hey its marco", "this is dev"), and beside the speaker
-    ("Mateus and I")."""
+    introduction opening a sentence ("hey its marco", "this is dev"), beside the speaker
+    ("Mateus and I", "Chidi n me"), and a capitalized word opening a sentence as its subject,
+    with no article ("Grace says hi!", "Björn from my gym asked me out"): a common noun there
+    ("Yoga helps me sleep") is lost now and then."""
 
     entity = "PERSON"
     score = 0.6
 
     def found(self, tokens: list[Any]) -> list[Any]:
         return [t for i, t in enumerate(tokens)
-                if _a_name(t) and (_after_someone_had(tokens, i) or _after_introduction(tokens, i)
-                                   or _beside_me(tokens, i))]
+                if (_a_name(t) and (_after_someone_had(tokens, i) or _beside_me(tokens, i)
+                                    or _opening_subject(t)))
+                or _after_introduction(tokens, i)]
 
 
 def _a_name(token: Any) -> bool:
@@ -89,21 +93,42 @@ def _beside_me(tokens: list[Any], i: int) -> bool:
     """"Mateus and I", "me and jess": someone named beside the speaker."""
     after = [t.lower_ for t in tokens[i + 1:i + 3]]
     before = [t.lower_ for t in tokens[max(0, i - 2):i]]
-    return after in (["and", "i"], ["and", "me"]) or before in (["me", "and"], ["i", "and"])
+    return ((len(after) == 2 and after[0] in _AND and after[1] in _ME)
+            or (len(before) == 2 and before[0] in _ME and before[1] in _AND))
+
+
+def _opening_subject(token: Any) -> bool:
+    """A capitalized word opening its sentence as the subject of a verb, with no article and
+    not in the plural: a name ("Grace says hi", "Summer and I"), seldom a thing."""
+    return (token.i == token.sent.start and token.text[:1].isupper()
+            and token.dep_ in {"nsubj", "nsubjpass"} and token.tag_ in {"NN", "NNP"}
+            and not any(child.dep_ in {"det", "poss"} for child in token.children)
+            and token.lower_ not in FORMS)
 
 
 def _after_introduction(tokens: list[Any], i: int) -> bool:
-    """"its ___", "it's ___", "this is ___", "im ___" opening a sentence (after a greeting)."""
-    words = [t.lower_ for t in tokens[tokens[i].sent.start:i] if not t.is_punct]
+    """"its ___", "it's ___", "this is ___", "im ___" opening a sentence (after a greeting):
+    a name however spaCy tags it ("priya" as an adjective), but after "I'm" only a noun ("I'm
+    tired" names no one)."""
+    token = tokens[i]
+    if not token.is_alpha or token.is_stop or token.pos_ in {"VERB", "AUX", "ADV", "ADP"}:
+        return False
+    words = [t.lower_ for t in tokens[token.sent.start:i] if not t.is_punct]
     while words and words[0] in _GREETINGS:
         words.pop(0)
-    return " ".join(words) in _INTRODUCTIONS
+    said = " ".join(words)
+    if said in _SELF and token.pos_ not in {"NOUN", "PROPN", "X"}:
+        return False
+    return said in _INTRODUCTIONS or said in _SELF
 
 
 _POSSESSIVES = frozenset({"my", "our", "his", "her", "their", "your", "me", "mi"})
 _GREETINGS = frozenset({"hi", "hey", "hello", "yo", "hiya", "heya", "ok", "so", "oh"})
-_INTRODUCTIONS = frozenset({"its", "it 's", "it is", "this is", "im", "i 'm", "i am",
-                            "me", "its me", "it 's me", "name 's", "my name is", "name is"})
+_INTRODUCTIONS = frozenset({"its", "it 's", "it is", "this is", "me", "its me", "it 's me",
+                            "name 's", "my name is", "name is"})
+_SELF = frozenset({"im", "i 'm", "i am"})
+_AND = frozenset({"and", "n", "&", "+", "an"})
+_ME = frozenset({"i", "me"})
 # Someone a person has: the word after one is their name ("my sister summer").
 _RELATIONS = frozenset("""
 mum mom mother mama mommy dad father papa daddy sister sis brother bro son daughter kid child
@@ -114,6 +139,28 @@ granddaughter grandmother grandfather stepmom stepdad stepson stepdaughter teach
 roommate flatmate housemate landlord landlady tutor coach therapist doctor dog cat puppy
 kitten hamster rabbit bunny parrot pet horse twin twins ex
 """.split())
+
+
+class PlacesInLowercase(_TokenRecognizer):
+    """A town or country written in lower case after a word of going or being somewhere
+    ("just got back to leeds", "we live in porto"), which spaCy's entities miss: the list of
+    places (`memory.places`) says it is one. With no article ("the gym", "a market")."""
+
+    entity = "LOCATION"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._names = place_names()
+
+    def found(self, tokens: list[Any]) -> list[Any]:
+        return [t for i, t in enumerate(tokens)
+                if i and t.is_alpha and t.is_lower and t.lower_ in self._names
+                and tokens[i - 1].lower_ in _TOWARDS
+                and not any(child.dep_ in {"det", "poss"} for child in t.children)]
+
+
+_TOWARDS = frozenset({"to", "in", "from", "at", "near", "around", "outside", "visiting",
+                      "into", "towards", "leaving"})
 
 
 class PresidioEngines:
@@ -171,6 +218,7 @@ def _analyzer() -> AnalyzerEngine:
     analyzer = AnalyzerEngine(nlp_engine=provider.create_engine(), supported_languages=["en"])
     analyzer.registry.add_recognizer(ProperNouns())
     analyzer.registry.add_recognizer(NamesOfPeopleNamed())
+    analyzer.registry.add_recognizer(PlacesInLowercase())
     # A capitalized word inside a sentence is a name in chat ("you and Tomasz on ...").
     analyzer.registry.add_recognizer(PatternRecognizer(
         supported_entity="PROPER_NOUN",

@@ -87,7 +87,7 @@ def a_persons(entity_type: str, doc: Doc, start: int, end: int) -> bool:
             entity_type == "PERSON" and (all(t.pos_ == "ADJ" for t in span) or _a_style(span))):
         return True  # a "Shakespearean" sonnet, "Keats style", is no person
     if (_long_number(doc.text, start, end) or _calendar_date(span)
-            or _numbered_home(doc.text, start)):
+            or _numbered_home(doc.text, start) or _an_age(doc.text, start)):
         return True  # a phone, an account, a day of the year, a house: whatever the grammar
     entity = _entity_of(span)
     if entity is not None and entity.label_ == "TIME" and _CLOCK.search(entity.text):
@@ -165,11 +165,11 @@ _STYLE_OF = re.compile(r"\bin\s+the\s+style\s+of\s+(?:the\s+)?$", re.IGNORECASE)
 def _a_form(span: Span) -> bool:
     """A form of writing, capitalized ("Haiku about rain", "Ode to coffee"): no one's name."""
     words = [t.lower_ for t in span if not t.is_punct]
-    return bool(words) and all(word in _FORMS for word in words)
+    return bool(words) and all(word in FORMS for word in words)
 
 
 # Forms a request asks for (the pool's word tutor and companion write them).
-_FORMS = frozenset("""
+FORMS = frozenset("""
 haiku haikus tanka limerick limericks sonnet sonnets ode odes poem poems villanelle acrostic
 elegy ballad fable fables story essay rap song riddle riddles joke jokes toast speech letter
 cinquain ghazal sestina epigram couplet couplets quatrain verse lullaby eulogy anagram
@@ -205,6 +205,15 @@ DAY_OF_MONTH = (
     r"nov|dec)[a-z]*\b|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+"
     r"\d{1,2}(?:st|nd|rd|th)?\b")
 _DAY_OF_MONTH = re.compile(DAY_OF_MONTH, re.IGNORECASE)
+
+
+def _an_age(text: str, start: int) -> bool:
+    """A number said of someone as what they are: "I'm 52", "she's 8", "turned 30"."""
+    return _AGE_BEFORE.search(text[max(0, start - 16):start]) is not None
+
+
+_AGE_BEFORE = re.compile(r"\b(?:i\s*'?\s*m|i\s+am|(?:he|she|they|you|we)\s*'?\s*(?:s|re)|"
+                         r"(?:he|she)\s+is|turn(?:ed|s|ing)|aged?)\s+$", re.IGNORECASE)
 
 
 def _numbered_home(text: str, start: int) -> bool:

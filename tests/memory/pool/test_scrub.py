@@ -50,6 +50,11 @@ def _has(word: str, text: str) -> bool:
     ("my granddaughter Ivy turns 6 on Saturday, a rhyme for her card", ["Ivy", "6",
                                                                        "Saturday"]),
     ("finally paid off the loan, 36 payments of $250", ["36", "250"]),
+    ("Hazel says hi! we want a quiz about rivers", ["Hazel"]),
+    ("Tunde n me are off to the coast, a packing list?", ["Tunde"]),
+    ("hi it's aoife, a poem about rain please", ["aoife"]),
+    ("I'm 47, bad back. Gentle stretches for 10 minutes", ["47"]),
+    ("just got back to sheffield, cheer me up", ["sheffield"]),
 ])
 async def test_what_says_who_someone_is_goes(scrubber: PresidioScrubber, text: str,
                                              gone: list[str]) -> None:
@@ -74,6 +79,7 @@ async def test_what_says_who_someone_is_goes(scrubber: PresidioScrubber, text: s
     ("a bulking plan, and a lasagne recipe for 6", ["for 6"]),
     ("Limerick about a goat, and a Saturday brunch menu", ["Limerick", "Saturday"]),
     ("an ode in the style of Keats about a winter morning", ["Keats", "winter"]),
+    ("I'm tired, a lullaby about the gym please", ["tired", "gym"]),
 ])
 async def test_what_says_what_the_request_is_stays(scrubber: PresidioScrubber, text: str,
                                                    kept: list[str]) -> None:
