@@ -33,8 +33,9 @@ The scrubber is measured on its own sets (benchmarks/data/scrub_development.json
 scrub_independent.jsonl, written apart from the code, run once on an earlier, wider rule whose
 misses were then read: development data now; scrub_independent2.jsonl, written apart after
 that, run once, its misses then read: development data too; scrub_independent3.jsonl, written
-apart after that, run once: the headline): the personal details left and the task words kept
-(see `benchmarks.sharing_eval.scrubbing`).
+apart after that, run once, its misses then read: development data too;
+scrub_independent4.jsonl, written apart after that, run once: the headline): the personal
+details left and the task words kept (see `benchmarks.sharing_eval.scrubbing`).
 
 Default settings: SQLite, embedded chromadb, the packaged MiniLM embedder, Presidio scrubbing.
 The last line is `same_task_at_1=<x> task_words_kept=<y> personal_left=<n>`: the retriever the
@@ -257,7 +258,8 @@ async def scrubber_table() -> Scored:
                      align="lrrrrr"))
     scrubber = PresidioScrubber()
     scored = None
-    for name in ("development", "independent", "independent2", "independent3"):
+    for name in ("development", "independent", "independent2", "independent3",
+                 "independent4"):
         scored = await score_set(name, scrubber)
         print(table_row(name, scored.messages, scored.personal, len(scored.left),
                         scored.task_words, f"{scored.task_words_kept:.3f}"))
