@@ -146,15 +146,23 @@ class PlanFinder:
                     ) -> Days | None:
         """The first of the clause's time phrases that places a coming event. spaCy's DATE and
         TIME entities are read too, where dateparser's search finds nothing it can read.
-        `others_said`: the message says more than this clause (what "it" may stand for)."""
-        doc = self._english.parse(_first_word_lowered(clause))
-        hints = [(e.start_char, e.end_char) for e in doc.ents if e.label_ in ("DATE", "TIME")]
+        `others_said`: the message says more than this clause (what "it" may stand for).
+        spaCy, most of the work, reads the clause only when a phrase may be to come, and finds
+        its entities only when dateparser found nothing."""
         said_on = reading.said_on
-        coming = [days for days in self._dates.days_in(clause, said_on, hints,
-                                                       day_first=reading.day_first)
+        doc: Any = None
+        found = self._dates.days_in(clause, said_on, day_first=reading.day_first)
+        if not found:
+            doc = self._english.parse(_first_word_lowered(clause))
+            hints = [(e.start_char, e.end_char) for e in doc.ents
+                     if e.label_ in ("DATE", "TIME")]
+            found = self._dates.days_at(clause, said_on, hints, day_first=reading.day_first)
+        coming = [days for days in found
                   if said_on <= days.first and days.last - said_on <= FURTHEST
                   and (days.last > said_on or _LATER_TODAY.search(days.phrase))
                   and not _today_by_name(days, said_on) and not _quoted(clause, days)]
+        if coming and doc is None:
+            doc = self._english.parse(_first_word_lowered(clause), entities=False)
         for days in coming:
             span = doc.char_span(days.start, days.end, alignment_mode="expand")
             if span is not None and _to_come(doc, span, days, others_said=others_said,

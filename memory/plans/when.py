@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import calendar
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Any
@@ -102,20 +102,29 @@ class Days:
 class DateReader:
     """Reads the time phrases of texts (dateparser, English, imported on first use)."""
 
-    def days_in(self, text: str, said_on: date, hints: Sequence[tuple[int, int]] = (), *,
-                day_first: bool = False) -> list[Days]:
-        """Every time phrase of `text` with the days it names, read as of `said_on`. `hints`:
-        more places of time phrases in `text` (spaCy's DATE and TIME entities), read where
-        dateparser's search found nothing it could read. `day_first`: "12/03" is the 12th of
-        March (see `day_first`). Blocking (dateparser is pure Python): call it from a worker
-        thread."""
+    def days_in(self, text: str, said_on: date, *, day_first: bool = False) -> list[Days]:
+        """Every time phrase of `text` that dateparser or the calendar rules find, with the
+        days it names, read as of `said_on`. `day_first`: "12/03" is the 12th of March (see
+        `day_first`). Blocking (dateparser is pure Python): call it from a worker thread."""
         found: list[Days] = []
         for named in sorted(_calendar_phrases(text, said_on), key=lambda d: (d.start, -d.end)):
             if not any(d.start <= named.start and named.end <= d.end for d in found):
                 found.append(named)  # "the 25th" in "the weekend of the 25th" is read with it
+        return self._read(said_on, self._phrases(text, said_on, day_first), found,
+                          day_first)
+
+    def days_at(self, text: str, said_on: date, places: Sequence[tuple[int, int]], *,
+                day_first: bool = False) -> list[Days]:
+        """The days named by the phrases at `places` in `text` (spaCy's DATE and TIME
+        entities, where `days_in` found nothing), read as of `said_on`."""
+        return self._read(said_on, [(text[start:end], start) for start, end in places],
+                          [], day_first)
+
+    def _read(self, said_on: date, phrases: Iterable[tuple[str, int]],
+              found: list[Days], day_first: bool) -> list[Days]:
+        """`found` and the days of each phrase that lies outside those already read."""
         taken = [(d.start, d.end) for d in found]
-        hinted = [(text[start:end], start) for start, end in hints]
-        for phrase, start in [*self._phrases(text, said_on, day_first), *hinted]:
+        for phrase, start in phrases:
             end = start + len(phrase)
             if any(start < e and s < end for s, e in taken):
                 continue
