@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import Protocol
 
@@ -20,10 +21,18 @@ class WordPieceCounter:
     to what chat models' tokenizers count for English (a word is one token or a few)."""
 
     def __init__(self, tokenizer_file: Path) -> None:
-        self._tokenizer = Tokenizer.from_file(str(tokenizer_file))
-        # The file pads and truncates for the embedder; a count needs neither.
-        self._tokenizer.no_padding()
-        self._tokenizer.no_truncation()
+        self._tokenizer = wordpiece_tokenizer(tokenizer_file)
 
     def count(self, text: str) -> int:
         return len(self._tokenizer.encode(text, add_special_tokens=False).ids)
+
+
+@functools.cache
+def wordpiece_tokenizer(tokenizer_file: Path) -> Tokenizer:
+    """The tokenizer in `tokenizer_file` without padding or truncation (the file pads and
+    truncates for the embedder), loaded once per process: a copy holds about 10 MB, and the
+    embedder, the token counter and the readability check share one."""
+    tokenizer = Tokenizer.from_file(str(tokenizer_file))
+    tokenizer.no_padding()
+    tokenizer.no_truncation()
+    return tokenizer

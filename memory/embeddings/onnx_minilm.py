@@ -7,11 +7,11 @@ from pathlib import Path
 
 import numpy as np
 import onnxruntime as ort
-from tokenizers import Tokenizer
 
 from memory.embeddings.batching import BatchedEmbedding
 from memory.embeddings.readability import WordPieceReadability
 from memory.protocols import Vector
+from memory.tokens import wordpiece_tokenizer
 
 MAX_TOKENS = 256  # what all-MiniLM-L6-v2 was trained on; longer texts are truncated
 # Padded tokens in one run of the model. A run pads every text to its longest; its activations
@@ -30,9 +30,8 @@ class OnnxMiniLM:
     name = "minilm-l6-int8"
 
     def __init__(self, model_file: Path, tokenizer_file: Path, threads: int = 0) -> None:
-        self._tokenizer = Tokenizer.from_file(str(tokenizer_file))
-        self._tokenizer.enable_truncation(max_length=MAX_TOKENS)
-        self._tokenizer.no_padding()  # padded per run, below (the file pads to a fixed length)
+        # Shared with the token counter; padded per run and truncated below.
+        self._tokenizer = wordpiece_tokenizer(tokenizer_file)
         options = ort.SessionOptions()
         options.intra_op_num_threads = threads
         # Spinning worker threads slow the next CPU step (a chroma query) on small machines.
@@ -60,7 +59,8 @@ class OnnxMiniLM:
 
     def embed_blocking(self, texts: list[str]) -> list[Vector]:
         """Embed in the calling thread; for benchmarks and worker threads only."""
-        token_ids = [encoding.ids for encoding in self._tokenizer.encode_batch(texts)]
+        token_ids = [_truncated(encoding.ids)
+                     for encoding in self._tokenizer.encode_batch(texts)]
         vectors: list[Vector] = [[] for _ in texts]
         for run in runs_by_length([len(ids) for ids in token_ids], MAX_RUN_TOKENS):
             for index, vector in zip(run, self._run([token_ids[i] for i in run]), strict=True):
@@ -84,6 +84,11 @@ class OnnxMiniLM:
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
         vectors: list[Vector] = (pooled / np.clip(norms, 1e-12, None)).tolist()
         return vectors
+
+
+def _truncated(ids: list[int]) -> list[int]:
+    """At most MAX_TOKENS, the closing [SEP] kept (as the tokenizer's own truncation does)."""
+    return ids if len(ids) <= MAX_TOKENS else [*ids[:MAX_TOKENS - 1], ids[-1]]
 
 
 def runs_by_length(lengths: list[int], max_tokens: int) -> list[list[int]]:

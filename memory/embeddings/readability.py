@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tokenizers import Tokenizer
-
+from memory.tokens import wordpiece_tokenizer
 from memory.words import WORD
 
 UNKNOWN = "[UNK]"
@@ -23,9 +22,7 @@ class WordPieceReadability:
     without letters: an emoji says nothing to the model either)."""
 
     def __init__(self, tokenizer_file: Path) -> None:
-        self._tokenizer = Tokenizer.from_file(str(tokenizer_file))
-        self._tokenizer.no_padding()
-        self._tokenizer.no_truncation()
+        self._tokenizer = wordpiece_tokenizer(tokenizer_file)
 
     def share(self, text: str) -> float:
         encoding = self._tokenizer.encode(text, add_special_tokens=False)
