@@ -10,7 +10,7 @@ from typing import Protocol
 
 from bot.app import Companion, open_companion
 from bot.frontends.desk import FrontDesk
-from bot.heap import settle
+from bot.heap import few_malloc_arenas, settle
 from bot.settings import Settings
 from bot.tokens import Tokens
 
@@ -53,6 +53,7 @@ async def serve(settings: Settings, tokens: Tokens) -> None:
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, stop.set)
+    few_malloc_arenas()
     async with open_companion(settings, sweep=True) as companion:
         settle()
         desk = companion.desk

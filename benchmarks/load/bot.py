@@ -23,7 +23,7 @@ from aiohttp import web
 from bot.app import open_companion
 from bot.commands.replies import Attachment
 from bot.core.inbound import Incoming
-from bot.heap import settle
+from bot.heap import few_malloc_arenas, settle
 from bot.settings import load_settings
 
 
@@ -72,6 +72,7 @@ async def serve(port: int) -> None:
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, stop.set)
+    few_malloc_arenas()  # as `companion run` does
     async with open_companion(load_settings(), sweep=True) as companion:
         settle()  # as `companion run` does
         desk = companion.desk
