@@ -57,8 +57,11 @@ def test_runs_group_texts_of_like_length_within_the_token_bound() -> None:
 
 
 async def test_long_text_is_truncated_not_refused(minilm: OnnxMiniLM) -> None:
-    [vector] = await minilm.embed(["word " * 5000])
+    opening = "my sister lives in Lisbon and " * 60  # far past the model's 256 tokens
+    [vector, same_opening, alone] = await minilm.embed(
+        ["word " * 5000, opening + "plays the cello", opening])
     assert len(vector) == 384
+    assert np.allclose(same_opening, alone, atol=1e-6)  # only the first 256 tokens are read
 
 
 async def test_openai_embedder_normalizes_server_vectors(llm: ScriptedLLM) -> None:
