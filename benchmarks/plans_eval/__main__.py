@@ -45,7 +45,8 @@ from datetime import date
 
 from benchmarks.support import read_set, table_head, table_row
 from memory.embeddings.onnx_minilm import OnnxMiniLM
-from memory.embeddings.packaged import minilm_model_file, minilm_tokenizer_file
+from memory.embeddings.packaged import minilm_tokenizer_file
+from memory.embeddings.requantize import requantized_minilm_file
 from memory.plans.finder import FoundPlan, PlanFinder
 from memory.plans.gate import PlanGate
 
@@ -126,7 +127,7 @@ def main(argv: list[str] | None = None) -> None:
 
 async def _measure(names: list[str], *, verbose: bool) -> None:
     finder = PlanFinder()
-    embedder = OnnxMiniLM(minilm_model_file(), minilm_tokenizer_file())
+    embedder = OnnxMiniLM(requantized_minilm_file(), minilm_tokenizer_file())
     gate = PlanGate(embedder)
     # spaCy, dateparser and the embedder load once, before the clock runs.
     await gate.plans_among(finder.find("warming up tomorrow", date(2026, 1, 1)))

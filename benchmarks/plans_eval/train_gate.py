@@ -29,7 +29,8 @@ from sklearn.linear_model import LogisticRegression
 
 from benchmarks.support import read_set, table_head, table_row
 from memory.embeddings.onnx_minilm import OnnxMiniLM
-from memory.embeddings.packaged import minilm_model_file, minilm_tokenizer_file
+from memory.embeddings.packaged import minilm_tokenizer_file
+from memory.embeddings.requantize import requantized_minilm_file
 from memory.plans.finder import PlanFinder
 from memory.plans.gate import GATE_FILE, GateWeights
 
@@ -81,7 +82,7 @@ def held_out(rows: list[Example], vectors: np.ndarray) -> list[tuple[str, int, i
 
 def main() -> None:
     finder = PlanFinder()
-    embedder = OnnxMiniLM(minilm_model_file(), minilm_tokenizer_file())
+    embedder = OnnxMiniLM(requantized_minilm_file(), minilm_tokenizer_file())
     rows = examples(finder)
     vectors = np.array(embedder.embed_blocking([r.sentence for r in rows]))
     scores = held_out(rows, vectors)

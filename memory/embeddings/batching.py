@@ -3,8 +3,8 @@ arrive while it works go together into its next run, short ones (a person's mess
 texts embedded lately are remembered (as float32, what the model gives).
 
 Under load this is what keeps a turn fast: concurrent calls into onnxruntime from several
-threads each take every core and starve the event loop, while one batch of 32 texts costs
-little more than one text. A fact is embedded when it is indexed and again moments later when
+threads each take every core and starve the event loop, while one thread takes them in turn. A
+fact is embedded when it is indexed and again moments later when
 its belief is checked: the second time comes from the cache.
 """
 

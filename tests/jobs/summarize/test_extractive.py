@@ -10,7 +10,8 @@ import pytest
 from jobs.summarize.drafts import Voices
 from jobs.summarize.extractive import ExtractiveSummarizer
 from memory.embeddings.onnx_minilm import OnnxMiniLM
-from memory.embeddings.packaged import minilm_model_file, minilm_tokenizer_file
+from memory.embeddings.packaged import minilm_tokenizer_file
+from memory.embeddings.requantize import requantized_minilm_file
 from memory.types import Round, RoundStatus
 
 PAPER_DESCRIPTIONS = [  # the five hobby descriptions of the paper, as a model writes them
@@ -29,7 +30,7 @@ PAPER_DESCRIPTIONS = [  # the five hobby descriptions of the paper, as a model w
 
 @pytest.fixture(scope="module")
 def minilm_embedder() -> OnnxMiniLM:
-    return OnnxMiniLM(minilm_model_file(), minilm_tokenizer_file())
+    return OnnxMiniLM(requantized_minilm_file(), minilm_tokenizer_file())
 
 
 @pytest.fixture(scope="module")

@@ -8,12 +8,13 @@ import pytest
 
 from jobs.summarize.labels import EverydayLabels, LabelResolver
 from memory.embeddings.onnx_minilm import OnnxMiniLM
-from memory.embeddings.packaged import minilm_model_file, minilm_tokenizer_file
+from memory.embeddings.packaged import minilm_tokenizer_file
+from memory.embeddings.requantize import requantized_minilm_file
 
 
 @pytest.fixture(scope="module")
 def minilm_embedder() -> OnnxMiniLM:
-    return OnnxMiniLM(minilm_model_file(), minilm_tokenizer_file())
+    return OnnxMiniLM(requantized_minilm_file(), minilm_tokenizer_file())
 
 
 @pytest.fixture(scope="module")

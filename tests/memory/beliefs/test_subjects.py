@@ -11,13 +11,14 @@ import pytest
 
 from memory.beliefs.subjects import Subjects
 from memory.embeddings.onnx_minilm import OnnxMiniLM
-from memory.embeddings.packaged import minilm_model_file, minilm_tokenizer_file
+from memory.embeddings.packaged import minilm_tokenizer_file
+from memory.embeddings.requantize import requantized_minilm_file
 from memory.protocols import Vector
 
 
 @pytest.fixture(scope="module")
 def embedder() -> OnnxMiniLM:
-    return OnnxMiniLM(minilm_model_file(), minilm_tokenizer_file())
+    return OnnxMiniLM(requantized_minilm_file(), minilm_tokenizer_file())
 
 
 @pytest.mark.parametrize(("text", "subject"), [

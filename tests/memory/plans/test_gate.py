@@ -8,7 +8,8 @@ from datetime import date
 import pytest
 
 from memory.embeddings.onnx_minilm import OnnxMiniLM
-from memory.embeddings.packaged import minilm_model_file, minilm_tokenizer_file
+from memory.embeddings.packaged import minilm_tokenizer_file
+from memory.embeddings.requantize import requantized_minilm_file
 from memory.plans.finder import FoundPlan, PlanFinder
 from memory.plans.gate import GateWeights, PlanGate
 
@@ -17,7 +18,7 @@ MONDAY = date(2026, 3, 9)
 
 @pytest.fixture(scope="module")
 def minilm() -> OnnxMiniLM:
-    return OnnxMiniLM(minilm_model_file(), minilm_tokenizer_file())
+    return OnnxMiniLM(requantized_minilm_file(), minilm_tokenizer_file())
 
 
 @pytest.fixture(scope="module")

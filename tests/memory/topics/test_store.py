@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from memory.embeddings.onnx_minilm import OnnxMiniLM
-from memory.embeddings.packaged import minilm_model_file, minilm_tokenizer_file
+from memory.embeddings.packaged import minilm_tokenizer_file
+from memory.embeddings.requantize import requantized_minilm_file
 from memory.index.chroma import ChromaIndex, open_client
 from memory.sql.engine import open_engine
 from memory.sql.migrations import migrate
@@ -23,7 +24,7 @@ FOOD = "The host and I talked about food, and the host said his favourite dish i
 
 @pytest.fixture(scope="module")
 def embedder() -> OnnxMiniLM:
-    return OnnxMiniLM(minilm_model_file(), minilm_tokenizer_file())
+    return OnnxMiniLM(requantized_minilm_file(), minilm_tokenizer_file())
 
 
 @pytest.fixture
