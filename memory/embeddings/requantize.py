@@ -2,9 +2,9 @@
 once into the user's cache.
 
 The packaged file stores int8 weights that are cast back to float32 when onnxruntime loads it
-(its constant folding), so a session holds 163 MB and multiplies in float32. Requantized with
+(its constant folding), so a session holds 157 MB and multiplies in float32. Requantized with
 onnxruntime's own dynamic quantization (per output channel, as the packaged weights were), it
-holds 60 MB and embeds in about half the CPU; its vectors are within cosine 0.985 of the packaged
+holds 67 MB and embeds in about half the CPU; its vectors are within cosine 0.985 of the packaged
 model's (0.993 on average over 400 chat lines). See docs/pages/performance.md.
 """
 

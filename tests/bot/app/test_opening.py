@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.app import build_chat_model, open_companion
+from bot.app import build_chat_model, build_embedder, open_companion
 from bot.errors import ConfigError
 from bot.settings import load_settings
 
@@ -28,3 +28,13 @@ async def test_an_unknown_default_persona_is_named_at_start(tmp_path: Path) -> N
     with pytest.raises(ConfigError, match=r"'chat\.persona': no persona named 'pirate'"):
         async with open_companion(settings):
             pass
+
+
+def test_an_embedding_model_that_cannot_be_prepared_is_one_clear_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    blocker = tmp_path / "cache"
+    blocker.write_text("a file where the cache folder would go")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(blocker))
+    with pytest.raises(ConfigError, match=r"embedding model could not be prepared.*cache"):
+        build_embedder(load_settings(None).embeddings)
