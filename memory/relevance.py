@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass, replace
-from typing import Literal
+from typing import Literal, Protocol
 
 from memory.answers import Answers
 from memory.beliefs.subjects import Subjects
@@ -64,6 +64,12 @@ class RelevancePlan:
     facts: bool = True  # facts as well as topics (off only to measure what they add)
 
 
+class MemoryLine(Protocol):
+    """Renders a memory as the prompt shows it; `earlier`: marked as said before a newer one."""
+
+    def __call__(self, memory: Relevant, *, earlier: bool = False) -> str: ...
+
+
 class Relevance:
     """Finds the Relevance slot's memories. Every search filters on the user."""
 
@@ -72,7 +78,7 @@ class Relevance:
         topics: TopicStore,
         facts: FactStore,
         counter: TokenCounter,
-        line: Callable[[Relevant], str],
+        line: MemoryLine,
         plan: RelevancePlan,
         subjects: Subjects | None = None,
         answers: Answers | None = None,
@@ -88,7 +94,7 @@ class Relevance:
         self.plan = plan
         self._subjects = subjects
         self._answers = answers
-        self._costs: dict[str, int] = {}
+        self._costs: dict[tuple[str, bool], int] = {}
         self._wordings: dict[str, _Wording] = {}
 
     @property
@@ -168,7 +174,17 @@ class Relevance:
             kept = self._fill(brought + ranked)
         shown = {fact.id for fact in newest.values()} & {
             found.memory.id for found in kept if isinstance(found.memory, Fact)}
-        return [_as_earlier(found, subject_of, newest, shown) for found in kept]
+        return self._within_budget(
+            [_as_earlier(found, subject_of, newest, shown) for found in kept])
+
+    def _within_budget(self, kept: list[Found]) -> list[Found]:
+        """`kept`, best first, costed as shown: a line marked as earlier is longer, so the
+        lowest ranked go when the marks no longer fit the budget."""
+        costed = [replace(found, tokens=self._cost(found.memory, earlier=found.earlier))
+                  for found in kept]
+        while sum(found.tokens for found in costed) > self.plan.tokens:
+            costed.pop()
+        return costed
 
     async def _taught(
         self, user_id: str, text: str, pending: Awaitable[Vector | None]
@@ -256,7 +272,8 @@ class Relevance:
                  and not any(self._wording(topic).repeats(other) for other in wordings)]
         if self.plan.mode == "topics":
             return fresh
-        left = self.plan.tokens - sum(self._cost(found.memory) for found in relevant)
+        left = self.plan.tokens - sum(self._cost(found.memory, earlier=found.earlier)
+                                      for found in relevant)
         kept = []
         for topic in fresh:
             cost = self._cost(topic)
@@ -275,14 +292,14 @@ class Relevance:
             wording = self._wordings[key] = _Wording.of(_said(memory))
         return wording
 
-    def _cost(self, memory: Relevant) -> int:
+    def _cost(self, memory: Relevant, *, earlier: bool = False) -> int:
         """Tokens of the memory's line; a memory never changes, so each is counted once."""
-        key = memory_key(memory)
+        key = (memory_key(memory), earlier)
         cost = self._costs.get(key)
         if cost is None:
             if len(self._costs) >= MAX_COUNTED:
                 self._costs.clear()
-            cost = self._costs[key] = self._counter.count(self._line(memory))
+            cost = self._costs[key] = self._counter.count(self._line(memory, earlier=earlier))
         return cost
 
 
