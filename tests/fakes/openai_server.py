@@ -29,6 +29,9 @@ class Reply:
 
     text: str
     delay: float = 0.0
+    # The stream stops after its first piece until the test sets this: a test that must see a
+    # reply half written sees it however slow the machine, not only when its polling is lucky.
+    hold: threading.Event | None = None
     fail_after: int | None = None  # drop the connection after this many pieces
     finish: str = "stop"  # "length": the reply reached max_tokens
 
@@ -161,6 +164,8 @@ async def _write_pieces(request: web.Request, response: web.StreamResponse, item
         if item.fail_after is not None and count >= item.fail_after:
             request.transport.close()  # type: ignore[union-attr]
             return
+        if count == 1 and item.hold is not None:
+            await asyncio.to_thread(item.hold.wait, 60)
         await asyncio.sleep(item.delay)
         await response.write(f"data: {json.dumps(_chunk(piece))}\n\n".encode())
     await response.write(f"data: {json.dumps(_chunk(None, finish=item.finish))}\n\n".encode())

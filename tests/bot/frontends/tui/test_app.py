@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -61,7 +62,8 @@ async def test_typed_message_gets_a_streamed_reply_and_the_memory_panel(
     settings = make_settings(tmp_path, llm)
     async with open_companion(settings) as companion:
         await companion.add_topic("ana", "hobbies", "The host plays table tennis every week.")
-    llm.enqueue(Reply("You play table tennis, right?", delay=0.05))
+    rest_of_the_reply = threading.Event()
+    llm.enqueue(Reply("You play table tennis, right?", hold=rest_of_the_reply))
     app = _app(settings)
     async with app.run_test(size=(120, 36)) as pilot:
         await _ready(pilot)
@@ -69,7 +71,8 @@ async def test_typed_message_gets_a_streamed_reply_and_the_memory_panel(
         await pilot.click(HistoryInput)
         await pilot.press(*"Which sport do I play?", "enter")
         bubble = await _bubble(pilot)
-        await wait_until(lambda: 0 < len(bubble.reply) < len("You play table tennis, right?"))
+        await wait_until(lambda: bubble.reply == "You")  # the first word, shown as it came
+        rest_of_the_reply.set()
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert bubble.reply == "You play table tennis, right?"
