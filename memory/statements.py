@@ -91,9 +91,7 @@ def carries_information(sentence: str) -> bool:
         return False
     if _names_something_of_the_speaker(said):
         return True
-    if len(said.split()) < MIN_WORDS:
-        return False
-    return len(content_words(said)) >= MIN_CONTENT_WORDS
+    return not _too_short(said)
 
 
 def _names_something_of_the_speaker(said: str) -> bool:
@@ -114,15 +112,39 @@ def user_facts(text: str) -> list[str]:
     """Sentences of the user worth keeping as facts: about themselves and their life. A
     sentence about the companion alone ("You're doing an awesome job!") is left out, and so is
     one that follows a question about the person in the same message: it frames the question
-    ("whos coming round to mine later? i forgot her name lmao")."""
+    ("whos coming round to mine later? i forgot her name lmao"). A message of statements none
+    of which says enough alone is kept whole when it does."""
+    sentences = split_sentences(text)
     kept = []
-    for sentence in split_sentences(text):
+    for sentence in sentences:
         if asks_about_the_speaker(sentence):
             break
-        if carries_information(sentence) and (_FIRST_PERSON.search(sentence)
-                                              or not _SECOND_PERSON.search(sentence)):
+        if _about_their_life(sentence):
             kept.append(sentence)
-    return kept
+    if kept or len(sentences) < 2 or not all(map(_fragment, sentences)):
+        return kept
+    # A terse message is cut where no piece says enough alone ("pipefitter. long days",
+    # "truck's a f-150. runs fine"): read whole, it does.
+    whole = " ".join(sentences)
+    return [whole] if _about_their_life(whole) else []
+
+
+def _fragment(sentence: str) -> bool:
+    """A statement of a few words ("pipefitter.", "f-150."): not a question, an opener
+    ("lol.") or a reaction ("Thanks, Maria.")."""
+    said = core(sentence)
+    return (bool(said) and not is_question(sentence)
+            and not (_REACTION.match(said) or _REACTION.match(sentence.strip()))
+            and len(said.split()) <= MIN_WORDS)
+
+
+def _too_short(said: str) -> bool:
+    return len(said.split()) < MIN_WORDS or len(content_words(said)) < MIN_CONTENT_WORDS
+
+
+def _about_their_life(sentence: str) -> bool:
+    return carries_information(sentence) and bool(_FIRST_PERSON.search(sentence)
+                                                  or not _SECOND_PERSON.search(sentence))
 
 
 def suggestions(text: str) -> list[str]:

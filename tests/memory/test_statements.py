@@ -59,6 +59,21 @@ def test_one_name_of_the_speakers_life_is_enough(text: str) -> None:
     assert len(user_facts(text)) == 1  # "What is my name?" finds it later
 
 
+@pytest.mark.parametrize("text", [
+    "pipefitter. long days",
+    "truck's a f-150. runs fine",
+    "new truck. f-150. finally",
+])
+def test_a_terse_message_is_kept_though_no_piece_of_it_says_enough_alone(text: str) -> None:
+    assert user_facts(text) == [text]  # cut into sentences, each piece was dropped
+
+
+@pytest.mark.parametrize("text", ["Got it! Thanks, Maria. I definitely will.", "lol. ok",
+                                  "ok. bye", "new truck. f-150. what do you think?"])
+def test_pieces_of_small_talk_or_a_question_are_not_read_whole(text: str) -> None:
+    assert user_facts(text) == []
+
+
 def test_praise_of_the_companion_is_not_a_fact_about_the_user() -> None:
     assert user_facts("You're doing an awesome job looking after your family!") == []
     assert user_facts("Your advice helped me pass my driving test.") == [
