@@ -7,7 +7,7 @@ the person see their memory working?
 
 Two kinds of probe.
 
-**Chats** (`--sets development,independent,...,independent5`): 15
+**Chats** (`--sets development,independent,...,independent7`): 15
 messages of one new user (a fresh companion each, default settings: the demo model, the memory
 note under replies), four facts at messages 1-4, small talk and general questions at 5-11, a
 question about each fact at 12-15, eleven rounds later. For each question: does what the person
@@ -18,9 +18,11 @@ note (bot/core/memory_note.py) was first tuned on. The independent sets were eac
 helper who had read neither the code nor any other set, from the brief beside it, and each was
 run once as the headline of a change, then its misses were read, which made it development
 data: the first at 0.83, `independent2` at 0.73, `independent3` at 0.66 and `independent4` at
-0.78 (27 November 2026, each with the code of its day). `independent5` is the headline today,
-run once at 0.88 (see the benchmarks page). The last line is the last chat set's:
-`shown_right=<x> reply_right=<y>`.
+0.78 (27 November 2026, each with the code of its day), `independent5` at 0.88.
+`independent6` and `independent7` (two helpers given the same brief at once) are the headline
+today, run once each at 0.77 and 0.75 (29 November 2026; see the benchmarks page). The last line
+is the last chat set's: `shown_right=<x> reply_right=<y>`. `--note-only` answers "Okay." with a
+scripted model and shows the memory under every reply: the note's own share.
 
 **Two-turn probes** (`--sets pairs`): each of the 30 probes is two turns of a new user: a
 message that says one thing ("I'm Ana.") and a question about it ("What's my name?"). Both go
@@ -68,7 +70,7 @@ from contextlib import aclosing
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchmarks.support import read_set, table_head, table_row
+from benchmarks.support import instant, read_set, table_head, table_row
 from bot.app import open_companion
 from bot.core.dialogue import Delta, Dialogue, Failed, Finished, Refused
 from bot.core.inbound import Incoming
@@ -193,10 +195,15 @@ class Heard:
                    for word in self.answer)
 
 
-async def run_chat(record: dict[str, object], folder: Path) -> list[Heard]:
+async def run_chat(record: dict[str, object], folder: Path, note_only: bool) -> list[Heard]:
     settings = load_settings(None, data_dir=str(folder))
+    model = None
+    if note_only:  # the memory shown under "Okay.", from a model that says only that
+        chat = settings.chat.model_copy(update={"show_memory": "on"})
+        settings = settings.model_copy(update={"chat": chat})
+        model = instant("Okay.")
     heard = []
-    async with open_companion(settings) as companion:
+    async with open_companion(settings, model=model) as companion:
         for message in record["messages"]:  # type: ignore[attr-defined]
             read = await say(companion.dialogue, "probe", message["text"])
             heard.append(Heard(message["kind"], message["text"],
@@ -216,7 +223,7 @@ def chat_row(label: str, heard: list[Heard]) -> tuple[str, float, float]:
     return row, shown_right, reply_right
 
 
-async def chats(sets: list[str], verbose: bool) -> tuple[float, float]:
+async def chats(sets: list[str], verbose: bool, note_only: bool) -> tuple[float, float]:
     print(table_head("set", "questions", "shown_right", "reply_right", "general",
                      "shown_for_general", "p50 s/reply"), flush=True)
     shown_right = reply_right = 0.0
@@ -224,7 +231,7 @@ async def chats(sets: list[str], verbose: bool) -> tuple[float, float]:
         heard: list[Heard] = []
         with tempfile.TemporaryDirectory(prefix="demo-chat-") as folder:
             for number, record in enumerate(read_set(f"demo_conversations_{name}").records):
-                chat = await run_chat(record, Path(folder) / f"c{number}")
+                chat = await run_chat(record, Path(folder) / f"c{number}", note_only)
                 heard += chat
                 if verbose:
                     for h in chat:
@@ -255,25 +262,31 @@ async def pairs(before: bool, limit: int, verbose: bool) -> None:
     print(f"remembered={remembered:.2f} shown={shown:.2f} median_words={words:g}\n", flush=True)
 
 
-async def main(sets: list[str], before: bool, limit: int, verbose: bool) -> None:
+async def main(sets: list[str], before: bool, limit: int, verbose: bool, note_only: bool
+               ) -> None:
     if "pairs" in sets or before:
         await pairs(before, limit, verbose)
     chat_sets = [name for name in sets if name != "pairs"]
     if chat_sets and not before:
-        shown_right, reply_right = await chats(chat_sets, verbose)
+        shown_right, reply_right = await chats(chat_sets, verbose, note_only)
         print(f"shown_right={shown_right:.2f} reply_right={reply_right:.2f}")
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sets", default="pairs,development,independent,independent2,"
-                                          "independent3,independent4,independent5",
+                                          "independent3,independent4,independent5,"
+                                          "independent6,independent7",
                         help="which probes, in order: pairs, development, independent, "
-                             "independent2 ... independent5")
+                             "independent2 ... independent7")
     parser.add_argument("--before", action="store_true",
                         help="the two-turn probes with the demo model as it was: the paper's "
                              "prompt, old sampling")
     parser.add_argument("--limit", type=int, default=len(PROBES), help="run the first N probes")
     parser.add_argument("-v", "--verbose", action="store_true", help="print every reply")
+    parser.add_argument("--note-only", action="store_true",
+                        help="the chats with a model that says only \"Okay.\" and the memory "
+                             "shown under every reply: the note's own share")
     args = parser.parse_args()
-    asyncio.run(main(args.sets.split(","), args.before, args.limit, args.verbose))
+    asyncio.run(main(args.sets.split(","), args.before, args.limit, args.verbose,
+                     args.note_only))
