@@ -91,7 +91,9 @@ def carries_information(sentence: str) -> bool:
         return False
     if _names_something_of_the_speaker(said):
         return True
-    return not _too_short(said)
+    if len(said.split()) < MIN_WORDS:
+        return False
+    return len(content_words(said)) >= MIN_CONTENT_WORDS
 
 
 def _names_something_of_the_speaker(said: str) -> bool:
@@ -136,10 +138,6 @@ def _fragment(sentence: str) -> bool:
     return (bool(said) and not is_question(sentence)
             and not (_REACTION.match(said) or _REACTION.match(sentence.strip()))
             and len(said.split()) <= MIN_WORDS)
-
-
-def _too_short(said: str) -> bool:
-    return len(said.split()) < MIN_WORDS or len(content_words(said)) < MIN_CONTENT_WORDS
 
 
 def _about_their_life(sentence: str) -> bool:
