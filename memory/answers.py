@@ -24,14 +24,17 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
+from memory.asking import AskingGate
 from memory.beliefs.subjects import Subjects
 from memory.errors import EmbeddingUnavailable
+from memory.life_parts import LifeParts
 from memory.places import Places
 from memory.protocols import Embedder, Vector
-from memory.questions import asks_where, is_question
+from memory.questions import asks_about_the_speaker, asks_where, is_question
 from memory.types import Fact, Found, Origin, Recall, Speaker
 
 log = logging.getLogger(__name__)
@@ -57,16 +60,28 @@ REPLACING_SHARE = 0.8
 class Answers:
     """Finds the statement that answers a question about the person, in a recall."""
 
-    def __init__(self, embedder: Embedder, subjects: Subjects,
-                 places: Places | None = None) -> None:
-        """`places`: names places, for questions that ask where (None: meaning alone)."""
+    def __init__(self, embedder: Embedder, subjects: Subjects, places: Places | None = None,
+                 life_parts: LifeParts | None = None, asking: AskingGate | None = None
+                 ) -> None:
+        """`places`: names places, for questions that ask where (None: meaning alone).
+        `life_parts`: the learned reading of what a message is about, and `asking` the learned
+        second look at whether it asks about the person, when they read `embedder`'s vectors
+        (None: the subjects' sentences, and the rules alone)."""
         self._embedder = embedder
         self._subjects = subjects
         self._places = places
+        self._life_parts = life_parts
+        self._asking = asking
+
+    def asks_about_them(self, message: str, vector: Vector) -> bool:
+        """Whether `message` (whose vector is `vector`) asks about the person."""
+        if self._asking is None:
+            return asks_about_the_speaker(message)
+        return self._asking.asks(message, vector)
 
     async def answering(self, recall: Recall, question: str) -> Found | None:
-        """The statement of the person's in `recall.relevant` that answers `question`, if one
-        does (None also when the embedder cannot read it now)."""
+        """The statement of the person's in `recall.relevant` that answers `question`, if it
+        asks about them and one does (None also when the embedder cannot read it now)."""
         candidates = [found for found in recall.relevant if _theirs(found)]
         if not candidates or recall.words_only:
             return None
@@ -76,13 +91,17 @@ class Answers:
         except EmbeddingUnavailable as error:
             log.warning("No memory shown under this reply: %s", error)
             return None
+        if not self.asks_about_them(question, question_vector):
+            return None
         await self._subjects.load()
-        scores = (self._scored(question_vector, vectors) + await self._place_bonus(
-            question, question_vector, [_said(found).text for found in candidates]))
-        scored = list(zip(candidates, map(float, scores), strict=True))
-        kept = [(found, score) for found, score in scored
-                if score >= MIN_SCORE and not _replaced(found, score, scored)]
-        return max(kept, key=lambda pair: pair[1])[0] if kept else None
+        places = await self._place_bonus(question, question_vector,
+                                         [_said(found).text for found in candidates])
+        scores = self._scored(question_vector, vectors) + places
+        by_sentences = self._scored_by_sentences(question_vector, vectors) + places
+        scored = [_Scored(found, float(score), float(by_subjects)) for found, score, by_subjects
+                  in zip(candidates, scores, by_sentences, strict=True)]
+        kept = [one for one in scored if one.score >= MIN_SCORE and not _replaced(one, scored)]
+        return max(kept, key=lambda one: one.score).found if kept else None
 
     async def best(self, question: str, vector: Vector,
                    statements: Sequence[tuple[Fact, Vector | np.ndarray]]
@@ -110,20 +129,48 @@ class Answers:
                           dtype=np.float32)
 
     def _scored(self, question: Vector, vectors: Sequence[Vector] | np.ndarray) -> np.ndarray:
-        cosines = np.asarray(vectors, dtype=np.float32) @ np.asarray(question, dtype=np.float32)
-        return cosines + AGREEMENT_WEIGHT * self._subjects.agreement(question, vectors)
+        """How well each statement answers: its cosine with the question, and how much the two
+        are about one part of life by the learned reading (`memory.life_parts`), which knows a
+        job by its work ("repointing a chimney") and small talk for what it is; by the
+        subjects' sentences without it."""
+        if self._life_parts is None:
+            return self._scored_by_sentences(question, vectors)
+        return (_cosines(question, vectors)
+                + AGREEMENT_WEIGHT * self._life_parts.agreement(question, vectors))
+
+    def _scored_by_sentences(self, question: Vector, vectors: Sequence[Vector] | np.ndarray
+                             ) -> np.ndarray:
+        """The same with the subjects' sentences, which know a move for news of home, where
+        the learned reading sees an event: whether a newer statement replaces an earlier one
+        on its subject is judged by it."""
+        return (_cosines(question, vectors)
+                + AGREEMENT_WEIGHT * self._subjects.agreement(question, vectors))
 
 
-def _replaced(found: Found, score: float, scored: list[tuple[Found, float]]) -> bool:
+def _cosines(question: Vector, vectors: Sequence[Vector] | np.ndarray) -> np.ndarray:
+    cosines: np.ndarray = (np.asarray(vectors, dtype=np.float32)
+                           @ np.asarray(question, dtype=np.float32))
+    return cosines
+
+
+def _replaced(one: _Scored, scored: list[_Scored]) -> bool:
     """A statement shown as earlier is replaced by a newer one on its subject that answers
-    at least `REPLACING_SHARE` as well: small talk whose subject was misread ("Okay, that's
-    enough procrastinating" taken for news of the car) replaces nothing."""
-    if not found.earlier:
+    at least `REPLACING_SHARE` as well, by the subjects' sentences: small talk whose subject
+    was misread ("Okay, that's enough procrastinating" taken for news of the car) replaces
+    nothing."""
+    if not one.found.earlier:
         return False
-    subject = _said(found).subject
-    return any(not other.earlier and _said(other).subject == subject
-               and other_score >= max(MIN_SCORE, REPLACING_SHARE * score)
-               for other, other_score in scored)
+    subject = _said(one.found).subject
+    return any(not other.found.earlier and _said(other.found).subject == subject
+               and other.by_sentences >= max(MIN_SCORE, REPLACING_SHARE * one.by_sentences)
+               for other in scored)
+
+
+@dataclass(frozen=True, slots=True)
+class _Scored:
+    found: Found
+    score: float  # how well it answers the question
+    by_sentences: float  # the same by the subjects' sentences
 
 
 def _theirs(found: Found) -> bool:

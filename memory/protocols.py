@@ -87,6 +87,10 @@ class RoundStore(Protocol):
         given), oldest first."""
         ...
 
+    async def get_round(self, user_id: str, round_id: int) -> Round | None:
+        """One of the user's rounds (None when it is not theirs, or gone)."""
+        ...
+
     async def count_rounds(self, user_id: str) -> int: ...
 
     async def forget_rounds(self, user_id: str) -> int:

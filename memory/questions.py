@@ -81,13 +81,22 @@ def asks_about_the_speaker(message: str) -> bool:
 
 def _asks_about_the_speaker(part: str) -> bool:
     words = _WORDS.findall(_TELL_ME.sub(" ", part.lower()))
-    if not words:
-        return False
-    question = (is_question(part) or words[0] in _OPENINGS
-                or any(word in _WH | _WH_IS for word in words[:_LEADING_WORDS])
-                or _RECALL.search(part) is not None)
-    return (question and any(word in _SPEAKER for word in words)
+    return (_asks(part) and any(word in _SPEAKER for word in words)
             and _ADVICE.search(part) is None)
+
+
+def may_ask_about_the_speaker(message: str) -> bool:
+    """A sentence of the message asks, and not for advice: it may be about the speaker
+    without a word for them ("dog's name?", "who's the one getting married"), which
+    `memory.asking` judges by its meaning."""
+    return any(_asks(part) and _ADVICE.search(part) is None for part in _PARTS.split(message))
+
+
+def _asks(part: str) -> bool:
+    words = _WORDS.findall(_TELL_ME.sub(" ", part.lower()))
+    return bool(words) and (is_question(part) or words[0] in _OPENINGS
+                            or any(word in _WH | _WH_IS for word in words[:_LEADING_WORDS])
+                            or _RECALL.search(part) is not None)
 
 
 # The words by which a question asks for a place.

@@ -28,7 +28,7 @@ from memory.beliefs.subjects import Subjects
 from memory.days import undated
 from memory.facts.store import FactStore
 from memory.protocols import TopicStore, Vector
-from memory.questions import asks_about_the_speaker, is_question
+from memory.questions import is_question, may_ask_about_the_speaker
 from memory.tokens import TokenCounter
 from memory.types import Fact, Found, Speaker, Topic, memory_key
 from memory.words import words
@@ -125,10 +125,10 @@ class Relevance:
         answers it best (`memory.answers`), if one does: said in passing ("Gothenburg is so
         windy today", "night shifts on the ward again"), it can sit below the floor of the
         search by meaning and share no word with the question."""
-        if self._answers is None or not self.plan.facts or not asks_about_the_speaker(text):
+        if self._answers is None or not self.plan.facts or not may_ask_about_the_speaker(text):
             return []
         vector = await pending
-        if vector is None:
+        if vector is None or not self._answers.asks_about_them(text, vector):
             return []
         theirs = [(fact, unit) for fact, unit in await self._facts.rows.provisional(user_id)
                   if fact.speaker is Speaker.USER and not is_question(fact.text)]

@@ -7,22 +7,25 @@ the person see their memory working?
 
 Two kinds of probe.
 
-**Chats** (`--sets development,independent,...,independent7`): 15
+**Chats** (`--sets development,independent,...,independent9`): 15
 messages of one new user (a fresh companion each, default settings: the demo model, the memory
 note under replies), four facts at messages 1-4, small talk and general questions at 5-11, a
 question about each fact at 12-15, eleven rounds later. For each question: does what the person
 reads hold the right fact (the reply or the memory shown under it, `shown_right`), and does the
-reply alone (`reply_right`); for each general question (not about the person), was a memory
-shown (`shown_for_general`, target at most 0.05). The development set is the one the memory
-note (bot/core/memory_note.py) was first tuned on. The independent sets were each written by a
-helper who had read neither the code nor any other set, from the brief beside it, and each was
-run once as the headline of a change, then its misses were read, which made it development
-data: the first at 0.83, `independent2` at 0.73, `independent3` at 0.66 and `independent4` at
-0.78 (27 November 2026, each with the code of its day), `independent5` at 0.88.
-`independent6` and `independent7` (two helpers given the same brief at once) are the headline
-today, run once each at 0.77 and 0.75 (29 November 2026; see the benchmarks page). The last line
-is the last chat set's: `shown_right=<x> reply_right=<y>`. `--note-only` answers "Okay." with a
-scripted model and shows the memory under every reply: the note's own share.
+reply alone (`reply_right`); an answer word counts as a whole word, or with a plural or an
+ordinal's ending ("postcards" for "postcard", "march 3rd" for "march 3"). For each general
+question (not about the person), was a memory shown (`shown_for_general`, target at most 0.05).
+The development set is the one the memory note (bot/core/memory_note.py) was first tuned on.
+The independent sets were each written by a helper who had read neither the code nor any other
+set, from the brief beside it, and each was run once as the headline of a change, then its
+misses were read, which made it development data: the first at 0.83, `independent2` at 0.73,
+`independent3` at 0.66 and `independent4` at 0.78 (27 November 2026, each with the code of its
+day), `independent5` at 0.88, `independent6` and `independent7` (two helpers given the same
+brief at once) at 0.77 and 0.75, `independent8` at 0.88 (29 November 2026; see the benchmarks
+page). `independent8`'s questions are also among the asking gate's training examples
+(`train_asking`). `independent9` is the newest. The last line is the last chat set's:
+`shown_right=<x> reply_right=<y>`. `--note-only` answers "Okay." with a scripted model and shows
+the memory under every reply: the note's own share.
 
 **Two-turn probes** (`--sets pairs`): each of the 30 probes is two turns of a new user: a
 message that says one thing ("I'm Ana.") and a question about it ("What's my name?"). Both go
@@ -89,6 +92,8 @@ class Probe:
 
 
 PROBES = tuple(Probe(**record) for record in read_set("demo_probes").records)
+# A plural, or an ordinal's ending after a number, that an answer word may carry.
+ENDING = r"(?:s|es|st|nd|rd|th)?"
 # A line that starts like a transcript turn: the model writing the next speaker's line.
 SPEAKER_LINE = re.compile(r"^\s*(host|user|you|assistant|mia|me|a|q|system)\s*:",
                           re.IGNORECASE | re.MULTILINE)
@@ -191,7 +196,9 @@ class Heard:
         return NOTE_OPENING in self.read.text
 
     def holds_answer(self, text: str) -> bool:
-        return any(re.search(rf"(?<!\w){re.escape(word)}(?!\w)", text, re.IGNORECASE)
+        """An answer word is there as a whole word, or with an ending the writer of a set
+        could not list every time ("postcards" for "postcard", "march 3rd" for "march 3")."""
+        return any(re.search(rf"(?<!\w){re.escape(word)}{ENDING}(?!\w)", text, re.IGNORECASE)
                    for word in self.answer)
 
 
@@ -276,9 +283,10 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sets", default="pairs,development,independent,independent2,"
                                           "independent3,independent4,independent5,"
-                                          "independent6,independent7",
+                                          "independent6,independent7,independent8,"
+                                          "independent9",
                         help="which probes, in order: pairs, development, independent, "
-                             "independent2 ... independent7")
+                             "independent2 ... independent9")
     parser.add_argument("--before", action="store_true",
                         help="the two-turn probes with the demo model as it was: the paper's "
                              "prompt, old sampling")

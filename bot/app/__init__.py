@@ -215,7 +215,7 @@ def _wired(settings: Settings, stores: Stores, model: ChatModel, worker: MemoryW
         rounds=stores.rounds, recall=recall, personas=choice, model=model,
         prompt=prompt, fixes=fixes, teaching=teaching,
         chat=settings.chat, turns=turns, provisional=provisional, upkeep=worker,
-        notes=(MemoryNotes(stores.answers)
+        notes=(MemoryNotes(stores.answers, stores.rounds)
                if _shows_memory(settings.chat.show_memory, prompt) else None),
         plans=_plans(stores, settings), clock=clock)
     sharing = Sharing(stores.pool, stores.rounds, personas, worker)

@@ -19,6 +19,7 @@ from bot.database import open_autocommit, open_database
 from bot.errors import ConfigError
 from bot.settings import Settings
 from memory.answers import Answers
+from memory.asking import AskingGate
 from memory.beliefs.rows import SQLBeliefRows
 from memory.beliefs.subjects import Subjects
 from memory.embeddings.packaged import minilm_tokenizer_file
@@ -29,6 +30,7 @@ from memory.feedback.rows import SQLFeedbackRows
 from memory.feedback.store import FeedbackMemory, LookupSettings
 from memory.index.chroma import ChromaIndex, IndexNames, open_client
 from memory.index.switch import adopt_embedder
+from memory.life_parts import LifeParts
 from memory.places import Places
 from memory.plans.rows import SQLPlanRows
 from memory.pool.examples import PoolExamples
@@ -102,7 +104,10 @@ async def open_stores(settings: Settings, stack: AsyncExitStack,
     facts = FactStore(SQLFactRows(engine, autocommit), ChromaIndex(client, names.facts),
                       ChromaIndex(client, names.taught), embedder, subjects)
     rounds = SQLRoundStore(engine, autocommit)
-    answers = Answers(embedder, subjects, Places())
+    life_parts, asking = LifeParts.packaged(), AskingGate()
+    answers = Answers(embedder, subjects, Places(),
+                      life_parts if life_parts.fits(embedder) else None,
+                      asking if asking.fits(embedder) else None)
     plans = SQLPlanRows(engine)
     return Stores(
         engine=engine, autocommit=autocommit or engine, embedder=embedder, rounds=rounds,

@@ -7,10 +7,14 @@ with "Miso" in its prompt): the note lets a first session show the memory workin
 the model's words: it is set apart and says where it comes from. On with the demo model, off
 for other models unless `chat.show_memory` says so.
 
-Whether a message asks about the person is `memory.questions`' to say; which memory answers it,
+Whether a message asks about the person is `memory.questions`' to say (and `memory.asking`'s,
+for a question without a word for the person); which memory answers it,
 `memory.answers`': one of the person's own statements in the prompt, by meaning and by what it
-is about (Relevance brings the one that answers best, `Relevance.find`). Tuned and measured with
-`python -m benchmarks.demo_probe`.
+is about (Relevance brings the one that answers best, `Relevance.find`). The note quotes the
+whole message the statement was said in when that message is short: a statement is one
+sentence of it, and the sentence beside it may be the one that names the thing ("rewired a
+whole house today." in "knackered. rewired a whole house today. electrician life"). Tuned and
+measured with `python -m benchmarks.demo_probe`.
 """
 
 from __future__ import annotations
@@ -19,10 +23,13 @@ from dataclasses import dataclass
 
 from memory.answers import Answers
 from memory.days import day
-from memory.questions import asks_about_the_speaker
-from memory.types import Fact, Origin, Recall
+from memory.protocols import RoundStore
+from memory.questions import may_ask_about_the_speaker
+from memory.types import Fact, Origin, Recall, Round
 
 NOTE_OPENING = "\n\n(From my memory, #"
+# The longest message quoted whole, in words; a longer one is quoted by its statement alone.
+WHOLE_MESSAGE_WORDS = 40
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,25 +38,45 @@ class ShownMemory:
 
     number: int
     fact: Fact
+    said: str  # the words quoted: the statement, or the short message it was said in
 
     def note(self) -> str:
         who = "you taught me" if self.fact.origin is Origin.TAUGHT else "you said"
         return (f"{NOTE_OPENING}{self.number} in /why: on {day(self.fact.said_at)} {who} "
-                f"\u201c{self.fact.text.strip()}\u201d)")
+                f"\u201c{self.said}\u201d)")
 
 
 class MemoryNotes:
     """Chooses the memory shown under a reply, if any."""
 
-    def __init__(self, answers: Answers) -> None:
+    def __init__(self, answers: Answers, rounds: RoundStore | None = None) -> None:
+        """`rounds`: where a statement's message is read when it is not among the recent
+        rounds (None: only those are looked in)."""
         self._answers = answers
+        self._rounds = rounds
 
     async def to_show(self, recall: Recall, message: str) -> ShownMemory | None:
         """The memory that answers `message`, when it asks about the person and one does."""
-        if not asks_about_the_speaker(message):
+        if not may_ask_about_the_speaker(message):  # the rest is `Answers`' to judge
             return None
         found = await self._answers.answering(recall, message)
         if found is None:
             return None
-        assert isinstance(found.memory, Fact)
-        return ShownMemory(recall.numbered().index(found.memory) + 1, found.memory)
+        fact = found.memory
+        assert isinstance(fact, Fact)
+        return ShownMemory(recall.numbered().index(fact) + 1, fact,
+                           await self._said_in(fact, recall.recent))
+
+    async def _said_in(self, fact: Fact, recent: tuple[Round, ...]) -> str:
+        """The short message `fact` was said in, whole, else `fact`'s own words."""
+        statement = fact.text.strip()
+        if fact.origin is Origin.TAUGHT or fact.inferred or len(fact.round_ids) != 1:
+            return statement
+        [round_id] = fact.round_ids
+        said = next((r for r in recent if r.id == round_id), None)
+        if said is None and self._rounds is not None:
+            said = await self._rounds.get_round(fact.user_id, round_id)
+        message = "" if said is None else said.user_text.strip()
+        if statement not in message or len(message.split()) > WHOLE_MESSAGE_WORDS:
+            return statement
+        return message

@@ -23,7 +23,8 @@ GATE_FILE = Path(__file__).with_name("plan_gate.json")
 
 @dataclass(frozen=True, slots=True)
 class GateWeights:
-    """A trained gate: the vector space it reads, its weights and where it says no."""
+    """A trained gate (a logistic regression over one sentence's vector): the vector space it
+    reads, its weights and where it says no."""
 
     embedder: str  # the `Embedder.name` of the vectors it was trained on
     weights: tuple[float, ...]
@@ -32,7 +33,12 @@ class GateWeights:
 
     @classmethod
     def packaged(cls) -> GateWeights:
-        data = json.loads(GATE_FILE.read_text(encoding="utf-8"))
+        return cls.from_file(GATE_FILE)
+
+    @classmethod
+    def from_file(cls, path: Path) -> GateWeights:
+        """A gate written by a training script: `embedder`, `weights`, `bias`, `threshold`."""
+        data = json.loads(path.read_text(encoding="utf-8"))
         return cls(embedder=data["embedder"], weights=tuple(data["weights"]),
                    bias=float(data["bias"]), threshold=float(data["threshold"]))
 

@@ -22,6 +22,7 @@ from memory.days import day
 from memory.embeddings.onnx_minilm import OnnxMiniLM
 from memory.embeddings.packaged import minilm_tokenizer_file
 from memory.embeddings.requantize import requantized_minilm_file
+from memory.life_parts import LifeParts
 from memory.places import Places
 from memory.types import Fact, Found, Recall, Speaker
 from tests.chatting import run, say
@@ -79,6 +80,22 @@ async def test_a_city_said_in_passing_answers_where_the_person_is(
     assert quoted == passing
     why = await run(showing, "/why")
     assert re.search(rf"\n  {number}\. .*Gothenburg", why), why
+
+
+async def test_the_note_quotes_the_short_message_its_statement_was_said_in(
+    showing: Companion, llm: ScriptedLLM
+) -> None:
+    """The statement is one sentence of the message; the sentence that names the job is too
+    short to be kept alone, and the person reads it all the same."""
+    message = "long one today. fitted three boilers before lunch. plumber life"
+    for text in (message, "my cat Nimbus knocked my tea over", *SMALL_TALK):
+        await say(showing, text)
+    said, _ = await say(showing, "wait what do i do for work again?")
+    [(number, _, quoted)] = NOTE.findall(said)
+    assert quoted == message
+    why = await run(showing, "/why")
+    # /why cites the statement, a sentence of that message
+    assert re.search(rf"\n  {number}\. .*(long one today|boilers|plumber)", why), why
 
 
 async def test_other_messages_show_no_memory(showing: Companion, llm: ScriptedLLM) -> None:
@@ -150,7 +167,7 @@ async def test_what_frames_a_question_is_not_shown_as_a_memory(
 @pytest.fixture(scope="module")
 def notes() -> MemoryNotes:
     embedder = OnnxMiniLM(requantized_minilm_file(), minilm_tokenizer_file())
-    return MemoryNotes(Answers(embedder, Subjects(embedder), Places()))
+    return MemoryNotes(Answers(embedder, Subjects(embedder), Places(), LifeParts.packaged()))
 
 
 def _fact(number: int, text: str, subject: str | None = None) -> Fact:
@@ -206,6 +223,20 @@ async def test_advice_and_questions_about_the_world_show_no_memory(
     notes: MemoryNotes, question: str
 ) -> None:
     assert await notes.to_show(_recall(*CHAT, STUDY, FIXIE, SISTER_FACT), question) is None
+
+
+JOB_BY_THE_WORK = _fact(13, "Spent all morning on a scaffold repointing a chimney, hands wrecked")
+TIRED = _fact(14, "Long week, I'm done in.")
+
+
+async def test_a_job_said_by_the_work_answers_what_the_person_does_for_a_living(
+    notes: MemoryNotes
+) -> None:
+    """Nothing names the job; what the statement is about does (`memory.life_parts`). (Small
+    talk that names work, "ugh, work was long today", still wins: a known miss.)"""
+    recall = _recall(*CHAT[:2], TIRED, FIXIE, JOB_BY_THE_WORK, SISTER_FACT)
+    shown = await notes.to_show(recall, "what did I tell you I do for a living?")
+    assert shown is not None and shown.fact == JOB_BY_THE_WORK
 
 
 PLACE_IN_PASSING = _fact(10, "Tampines so hot today, walk to MRT already sweating like mad")
