@@ -11,10 +11,10 @@ Whether a message asks about the person is `memory.questions`' to say (and `memo
 for a question without a word for the person); which memory answers it,
 `memory.answers`': one of the person's own statements in the prompt, by meaning and by what it
 is about (Relevance brings the one that answers best, `Relevance.find`). The note quotes the
-whole message the statement was said in when that message is short: a statement is one
-sentence of it, and the sentence beside it may be the one that names the thing ("rewired a
-whole house today." in "knackered. rewired a whole house today. electrician life"). Tuned and
-measured with `python -m benchmarks.demo_probe`.
+whole message the statement was said in when that message is short and asks nothing: a
+statement is one sentence of it, and the sentence beside it may be the one that names the thing
+("fitted three boilers before lunch." in "long one today. fitted three boilers before lunch.
+plumber life"). Tuned and measured with `python -m benchmarks.demo_probe`.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from memory.answers import Answers
 from memory.days import day
 from memory.protocols import RoundStore
-from memory.questions import may_ask_about_the_speaker
+from memory.questions import is_question, may_ask_about_the_speaker
 from memory.types import Fact, Origin, Recall, Round
 
 NOTE_OPENING = "\n\n(From my memory, #"
@@ -77,6 +77,7 @@ class MemoryNotes:
         if said is None and self._rounds is not None:
             said = await self._rounds.get_round(fact.user_id, round_id)
         message = "" if said is None else said.user_text.strip()
-        if statement not in message or len(message.split()) > WHOLE_MESSAGE_WORDS:
+        if (statement not in message or len(message.split()) > WHOLE_MESSAGE_WORDS
+                or is_question(message)):  # a question beside it is no part of what was told
             return statement
         return message

@@ -24,7 +24,7 @@ from memory.embeddings.packaged import minilm_tokenizer_file
 from memory.embeddings.requantize import requantized_minilm_file
 from memory.life_parts import LifeParts
 from memory.places import Places
-from memory.types import Fact, Found, Recall, Speaker
+from memory.types import Fact, Found, Recall, Round, RoundStatus, Speaker
 from tests.chatting import run, say
 from tests.conftest import make_settings
 from tests.fakes.openai_server import ScriptedLLM
@@ -237,6 +237,19 @@ async def test_a_job_said_by_the_work_answers_what_the_person_does_for_a_living(
     recall = _recall(*CHAT[:2], TIRED, FIXIE, JOB_BY_THE_WORK, SISTER_FACT)
     shown = await notes.to_show(recall, "what did I tell you I do for a living?")
     assert shown is not None and shown.fact == JOB_BY_THE_WORK
+
+
+async def test_a_message_that_asks_something_is_not_quoted_whole(notes: MemoryNotes) -> None:
+    """What the person asked beside the statement is no part of what they told."""
+    message = "Is Vienna nice in May? My sister lives there with her two kids."
+    said = Round(30, "ana", "c", "companion", message, "It is!", RoundStatus.ANSWERED,
+                 datetime(2026, 3, 30, tzinfo=UTC))
+    statement = Fact("f30", "ana", "My sister lives there with her two kids.", Speaker.USER,
+                     said.created_at, (30,))
+    recall = Recall(recent=(said,), relevant=(Found(statement, 0.0), *(
+        Found(fact, 0.0) for fact in CHAT)), latest=())
+    shown = await notes.to_show(recall, "remind me, where does my sister live?")
+    assert shown is not None and shown.said == statement.text
 
 
 PLACE_IN_PASSING = _fact(10, "Tampines so hot today, walk to MRT already sweating like mad")
