@@ -73,13 +73,21 @@ async def test_a_city_said_in_passing_answers_where_the_person_is(
     # Said about the weather, it shares no word with the question and sits under the search by
     # meaning's floor; what it is about brings it to the prompt, and so to the note.
     passing = "Gothenburg is so windy today, my umbrella died"
-    for text in (passing, "practised drums for two hours", *SMALL_TALK):
-        await say(showing, text)
-    said, _ = await say(showing, "what city did i say i'm in")
-    [(number, _, quoted)] = NOTE.findall(said)
+    number, quoted, why = await _shown_after(
+        showing, [passing, "practised drums for two hours"], "what city did i say i'm in")
     assert quoted == passing
-    why = await run(showing, "/why")
     assert re.search(rf"\n  {number}\. .*Gothenburg", why), why
+
+
+async def _shown_after(companion: Companion, told: list[str], question: str
+                       ) -> tuple[str, str, str]:
+    """Tell `told` and some small talk, ask `question`: the /why number of the memory shown,
+    the words quoted, and /why."""
+    for text in (*told, *SMALL_TALK):
+        await say(companion, text)
+    said, _ = await say(companion, question)
+    [(number, _, quoted)] = NOTE.findall(said)
+    return number, quoted, await run(companion, "/why")
 
 
 async def test_the_note_quotes_the_short_message_its_statement_was_said_in(
@@ -88,12 +96,10 @@ async def test_the_note_quotes_the_short_message_its_statement_was_said_in(
     """The statement is one sentence of the message; the sentence that names the job is too
     short to be kept alone, and the person reads it all the same."""
     message = "long one today. fitted three boilers before lunch. plumber life"
-    for text in (message, "my cat Nimbus knocked my tea over", *SMALL_TALK):
-        await say(showing, text)
-    said, _ = await say(showing, "wait what do i do for work again?")
-    [(number, _, quoted)] = NOTE.findall(said)
+    number, quoted, why = await _shown_after(
+        showing, [message, "my cat Nimbus knocked my tea over"],
+        "wait what do i do for work again?")
     assert quoted == message
-    why = await run(showing, "/why")
     # /why cites the statement, a sentence of that message
     assert re.search(rf"\n  {number}\. .*(long one today|boilers|plumber)", why), why
 
