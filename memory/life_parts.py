@@ -2,9 +2,9 @@
 model reads it from the message's meaning.
 
 A question about the person and the statement that answers it are about the same part of life,
-however differently they are worded: "what do I do for a living?" and "Just pulled into a truck
-stop outside Winnipeg, 11 hours on the road today" are both about work, and "Long day, eh" about
-nothing lasting. The model is a multinomial logistic regression over the MiniLM vector, trained
+however differently they are worded: "what do I do for a living?" and "spent all morning on a
+scaffold repointing a chimney" are both about work, and "long week, I'm done in" about nothing
+lasting. The model is a multinomial logistic regression over the MiniLM vector, trained
 on labelled messages written for it (`python -m benchmarks.demo_probe.train_life_parts` writes
 `life_parts.json`). Its labels include parts that hold no lasting fact (small talk, chores,
 general questions): they take the weight of such messages, and never make two messages agree.
