@@ -80,23 +80,27 @@ def asks_about_the_speaker(message: str) -> bool:
 
 
 def _asks_about_the_speaker(part: str) -> bool:
-    words = _WORDS.findall(_TELL_ME.sub(" ", part.lower()))
-    return (_asks(part) and any(word in _SPEAKER for word in words)
-            and _ADVICE.search(part) is None)
+    return _may_ask(part) and any(word in _SPEAKER for word in _words_asked(part))
 
 
 def may_ask_about_the_speaker(message: str) -> bool:
     """A sentence of the message asks, and not for advice: it may be about the speaker
     without a word for them ("dog's name?", "who's the one getting married"), which
     `memory.asking` judges by its meaning."""
-    return any(_asks(part) and _ADVICE.search(part) is None for part in _PARTS.split(message))
+    return any(_may_ask(part) for part in _PARTS.split(message))
 
 
-def _asks(part: str) -> bool:
-    words = _WORDS.findall(_TELL_ME.sub(" ", part.lower()))
-    return bool(words) and (is_question(part) or words[0] in _OPENINGS
-                            or any(word in _WH | _WH_IS for word in words[:_LEADING_WORDS])
-                            or _RECALL.search(part) is not None)
+def _may_ask(part: str) -> bool:
+    words = _words_asked(part)
+    return (bool(words) and _ADVICE.search(part) is None
+            and (is_question(part) or words[0] in _OPENINGS
+                 or any(word in _WH | _WH_IS for word in words[:_LEADING_WORDS])
+                 or _RECALL.search(part) is not None))
+
+
+def _words_asked(part: str) -> list[str]:
+    """The words of a sentence, without the "me" of "tell me", which asks the companion."""
+    return _WORDS.findall(_TELL_ME.sub(" ", part.lower()))
 
 
 # The words by which a question asks for a place.

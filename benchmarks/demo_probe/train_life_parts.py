@@ -1,21 +1,21 @@
 """Train the reading of parts of life (memory/life_parts.py) and say how it does on a set it
 was not trained on.
 
-The training sets (benchmarks/data/subject_statements_a.jsonl and _b) were written by two
-helpers from one brief naming only the task, the labels and the format, neither having read the
+The training sets (benchmarks/data/subject_statements_a.jsonl to _d) were written by four
+helpers from one brief naming only the task, the labels and the format, none having read the
 code or any other set: chat messages labelled with the part of the person's life they are about
 (two thirds said indirectly), questions a person asks about each part, and messages about
 nothing lasting (small talk, chores, general questions). A multinomial logistic regression over
-each message's MiniLM vector is fitted on both and written to memory/life_parts.json. Before
-that, each set is held out in turn (fitted on the other, scored on it): that is how C below was
-chosen (0.3-30).
+each message's MiniLM vector is fitted on all four and written to memory/life_parts.json.
+Before that, each set is held out in turn (fitted on the other three, scored on it): that is how
+C below was chosen (0.3-30).
 
     python -m benchmarks.demo_probe.train_life_parts
 
-Weak spots: two writers, English only; a message has one label although some are about two
+Weak spots: four writers, English only; a message has one label although some are about two
 parts ("my wife and I run the bakery"); the questions are few (8 a part a set).
 
-Last line: `held_out_accuracy=<x> held_out_question_accuracy=<y>` (over both held-out sets).
+Last line: `held_out_accuracy=<x> held_out_question_accuracy=<y>` (over every held-out set).
 """
 
 from __future__ import annotations
