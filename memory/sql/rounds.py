@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import delete, func, insert, select, update
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.dialects import mysql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from memory.sql.engine import as_utc, utcnow
@@ -196,27 +196,23 @@ class SQLRoundStore:
 
 
 async def add_pending_rounds(conn: AsyncConnection, user_id: str, count: int) -> int:
-    """Count `count` more rounds waiting to be summarized; returns how many wait now."""
-    bump = (
-        update(memory_progress)
-        .where(memory_progress.c.user_id == user_id)
-        .values(pending_rounds=memory_progress.c.pending_rounds + count)
-    )
-    if conn.dialect.update_returning:  # SQLite: the count comes back with the update
-        waiting = (await conn.execute(bump.returning(memory_progress.c.pending_rounds))).scalar()
-        if waiting is not None:
-            return int(waiting)
-    elif (await conn.execute(bump)).rowcount:
-        return await _waiting(conn, user_id)
-    try:  # the user's first round
-        async with conn.begin_nested():
-            await conn.execute(
-                insert(memory_progress).values(
-                    user_id=user_id, pending_rounds=count, scheduled_through=0
-                )
-            )
-    except IntegrityError:  # another process created the row first
-        await conn.execute(bump)
+    """Count `count` more rounds waiting to be summarized; returns how many wait now.
+
+    One upsert creates the user's row with their first round. An update of the missing row
+    and then an insert took gap locks on MariaDB that deadlocked two new users' first rounds.
+    """
+    if conn.dialect.name == "sqlite":  # the count comes back with the upsert
+        added = sqlite.insert(memory_progress).values(
+            user_id=user_id, pending_rounds=count, scheduled_through=0)
+        counted = added.on_conflict_do_update(
+            index_elements=[memory_progress.c.user_id],
+            set_={"pending_rounds": memory_progress.c.pending_rounds + count})
+        return int((await conn.execute(
+            counted.returning(memory_progress.c.pending_rounds))).scalar_one())
+    added_mysql = mysql.insert(memory_progress).values(
+        user_id=user_id, pending_rounds=count, scheduled_through=0)
+    await conn.execute(added_mysql.on_duplicate_key_update(
+        pending_rounds=memory_progress.c.pending_rounds + count))
     return await _waiting(conn, user_id)
 
 

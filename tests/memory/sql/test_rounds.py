@@ -3,6 +3,7 @@ user's own, any text exactly as typed, imported rounds found again."""
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -98,3 +99,20 @@ async def test_imported_rounds_are_found_again_by_their_time_and_text_for_their_
         (at.replace(tzinfo=None), "I adopted a cat", "What is her name?"),
         ((at + timedelta(minutes=1)).replace(tzinfo=None), "", "Good morning!")}
     assert await store.imported_already("bo", said) == set()
+
+
+async def test_many_new_users_finish_their_first_rounds_at_once(engine: AsyncEngine) -> None:
+    """Each user's first round creates their count of rounds to summarize. On MariaDB an
+    update of a missing row followed by an insert took gap locks that deadlocked two new
+    users, and the loser's reply was not stored."""
+    store = SQLRoundStore(engine)
+    users = [f"new{n:03d}" for n in range(40)]
+    started = await asyncio.gather(*(
+        store.start_round(user_id=user, conversation_id=user, persona="companion",
+                          text=f"hello from {user}") for user in users))
+    waiting = await asyncio.gather(*(store.finish_round(round_, "welcome!")
+                                     for round_ in started))
+    assert waiting == [1] * len(users)
+    for user in users:
+        [answered] = await store.recent_rounds(user, 5)
+        assert answered.status == RoundStatus.ANSWERED
