@@ -50,6 +50,7 @@ _FEELINGS = frozenset(("like", "likes", "love", "loves", "hate", "hates", "enjoy
                        "miss", "dread", "dreads", "prefer", "adore", "detest"))
 _HEDGES = frozenset(("maybe", "perhaps", "possibly", "probably", "hopefully"))
 _CONDITION = re.compile(r"^\W*(?:if|unless|in case|should)\b", re.I)
+_DAY_OR_MONTH = r"(?:0?[1-9]|[12]\d|3[01])"
 # The words without which a clause names no day: read no further (a cheap first look).
 _TIME_WORD = re.compile(
     r"\b(?:(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|satur|sun)(?:day)?s?|sat|weds|"
@@ -58,8 +59,12 @@ _TIME_WORD = re.compile(
     r"today|tonight|tomorrow|yesterday|weeks?|weekends?|months?|years?|fortnight|days?|"
     r"mornings?|afternoons?|evenings?|nights?|christmas|xmas|easter|thanksgiving|halloween|"
     r"valentine|new year|boxing|later|soon)\b"
-    # Numbers that can be a day or a time: "the 12th", "3/4", "at 4", "2pm", "in 10 days".
-    r"|\d(?:st|nd|rd|th)\b|\d[/.-]\d|\b(?:at|on|by|in|from|until|till)\s+\d|\d\s*(?:am|pm)\b"
+    # Numbers that can be a day or a time: "the 12th", "3/4", "2026-12-03", "at 4", "2pm", "in
+    # 10 days". A pair is read only where both numbers can be a day or a month and it stands
+    # alone: a score ("3-0"), a version ("v1.2") or a code ("msg-38-0") names no day.
+    r"|\d(?:st|nd|rd|th)\b|(?<![\w/.-])" + _DAY_OR_MONTH + r"[/.-]" + _DAY_OR_MONTH + r"(?!\d)"
+    r"|\b\d{4}-\d\d?-\d\d?\b"
+    r"|\b(?:at|on|by|in|from|until|till)\s+\d|\d\s*(?:am|pm)\b"
     r"|\bon\s+the\s+[a-z]+(?:st|nd|rd|th)\b",
     re.I)
 _SYMBOLS = regex.compile(r"[\p{So}\p{Sk}\p{Cs}]+")  # emoji: spaCy takes them for nouns

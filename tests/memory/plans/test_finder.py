@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from datetime import date
+from typing import Any
 
 import pytest
 
+from memory.english import English
 from memory.plans.finder import PlanFinder
 
 MONDAY = date(2026, 3, 9)
@@ -93,3 +95,34 @@ def test_what_is_not_a_coming_event_is_no_plan(finder: PlanFinder, text: str) ->
 def test_a_plan_said_at_the_end_of_a_year_lands_in_the_next(finder: PlanFinder) -> None:
     [plan] = finder.find("flying home on the 3rd!", date(2026, 12, 30))
     assert plan.first_day == date(2027, 1, 3)
+
+
+class CountingEnglish(English):
+    """spaCy's English, counting the clauses it is asked to parse."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.parsed: list[str] = []
+
+    def parse(self, text: str, *, entities: bool = True) -> Any:
+        self.parsed.append(text)
+        return super().parse(text, entities=entities)
+
+
+@pytest.mark.parametrize("text", [
+    "we won 3-0, what a match (ticket msg-38-0)",
+    "updated the app to v1.2.3 and it's fine",
+])
+def test_numbers_that_name_no_day_are_not_parsed(text: str) -> None:
+    """A score, a version or a code is no date: the clause is not read for a plan at all
+    (the parse is most of a message's CPU for plans)."""
+    english = CountingEnglish()
+    assert PlanFinder(english=english).find(text, MONDAY) == []
+    assert english.parsed == []
+
+
+def test_a_date_in_numbers_is_read() -> None:
+    english = CountingEnglish()
+    [plan] = PlanFinder(english=english).find("my exam is on 12/03", MONDAY)
+    assert plan.first_day == date(2026, 12, 3)
+    assert english.parsed != []
