@@ -14,6 +14,7 @@ from memory.beliefs.belief import ACTIVE, SUPERSEDED, About, Belief, Settlement,
 from memory.facts.rows import to_fact
 from memory.sql.engine import utcnow
 from memory.sql.failures import again_after_deadlock
+from memory.sql.prepared import PreparedRead
 from memory.sql.tables import belief_questions, facts
 from memory.types import Fact
 
@@ -162,10 +163,8 @@ class SQLBeliefRows:
         gone are settled on the way. On the reply's path: most users have none, which one
         indexed read tells."""
         q = belief_questions.c
-        query = (select(belief_questions).where((q.user_id == user_id) & (q.status == OPEN))
-                 .order_by(q.created_at).limit(5))
-        async with self._autocommit.connect() as conn:
-            waiting = (await conn.execute(query)).mappings().all()
+        async with self._autocommit.connect() as conn:  # every private reply: the driver's
+            waiting = await _WAITING_QUESTIONS.rows(conn, user_id=user_id)
         if not waiting:
             return None
         async with self._engine.begin() as conn:
@@ -274,3 +273,10 @@ def to_belief(row: Any) -> Belief:
         status=row["status"],
         superseded_by=row["superseded_by"],
     )
+
+
+_WAITING_QUESTIONS = PreparedRead(
+    select(belief_questions)
+    .where((belief_questions.c.user_id == bindparam("user_id"))
+           & (belief_questions.c.status == OPEN))
+    .order_by(belief_questions.c.created_at).limit(5))

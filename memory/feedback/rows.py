@@ -7,11 +7,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import delete, insert, select, update
+from sqlalchemy import bindparam, delete, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from memory.feedback.matching import normalize_key
 from memory.sql.engine import as_utc
+from memory.sql.prepared import PreparedRead
 from memory.sql.retracted import restore_retracted, retract_row
 from memory.sql.tables import feedback
 from memory.types import Feedback
@@ -62,16 +63,9 @@ class SQLFeedbackRows:
     async def candidates(self, user_id: str, limit: int) -> list[Candidate]:
         """The active feedback that may apply to the user's messages (theirs, and shared),
         newest first: only what the lookup reads, since this runs for every message."""
-        query = (
-            select(*(feedback.c[name] for name in Candidate.__dataclass_fields__))
-            .where((feedback.c.status == ACTIVE)
-                   & ((feedback.c.user_id == user_id) | feedback.c.shared))
-            .order_by(feedback.c.created_at.desc())
-            .limit(limit)
-        )
-        async with self._autocommit.connect() as conn:
-            rows = (await conn.execute(query)).all()
-        return [Candidate(*row) for row in rows]
+        async with self._autocommit.connect() as conn:  # the driver's read
+            rows = await _CANDIDATES.rows(conn, user_id=user_id, limit=limit)
+        return [Candidate(**row) for row in rows]
 
     async def unindexed(self, limit: int = 500) -> list[Candidate]:
         """Active rows the vector index may miss (every user's), for a rebuilt index."""
@@ -196,3 +190,11 @@ def to_feedback(row: Any) -> Feedback:
         shared=bool(row["shared"]),
         created_at=as_utc(row["created_at"]),
     )
+
+
+_CANDIDATES = PreparedRead(
+    select(*(feedback.c[name] for name in Candidate.__dataclass_fields__))
+    .where((feedback.c.status == ACTIVE)
+           & ((feedback.c.user_id == bindparam("user_id")) | feedback.c.shared))
+    .order_by(feedback.c.created_at.desc())
+    .limit(bindparam("limit")))

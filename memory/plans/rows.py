@@ -6,11 +6,12 @@ from collections.abc import Sequence
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy import Date, bindparam, delete, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from memory.sql.engine import as_utc, utcnow
+from memory.sql.prepared import PreparedRead
 from memory.sql.tables import checkins, plans
 from memory.types import Plan
 
@@ -56,14 +57,9 @@ class SQLPlanRows:
         (ended by `today`, at most `within_days` and a day before), the most recent first, with
         the user's time zone (None: none chosen): one read on the (user, status, last day)
         index. The caller decides in the zone (`memory.plans.plans.due_where_they_are`)."""
-        query = (select(plans, checkins.c.timezone)
-                 .outerjoin(checkins, checkins.c.user_id == plans.c.user_id)
-                 .where((plans.c.user_id == user_id) & (plans.c.status == "open")
-                        & (plans.c.last_day <= today)
-                        & (plans.c.last_day >= today - timedelta(days=within_days + 1)))
-                 .order_by(plans.c.last_day.desc(), plans.c.said_at.desc()).limit(_CANDIDATES))
-        async with self._engine.connect() as conn:
-            rows = (await conn.execute(query)).mappings().all()
+        async with self._engine.connect() as conn:  # every private reply: the driver's read
+            rows = await _DUE.rows(conn, user_id=user_id, today=today,
+                                   since=today - timedelta(days=within_days + 1))
         return [(_plan(row), row["timezone"]) for row in rows]
 
     async def zone_of(self, user_id: str) -> str | None:
@@ -158,3 +154,12 @@ def _plan(row: Any) -> Plan:
                 first_day=row["first_day"], last_day=row["last_day"],
                 said_at=as_utc(row["said_at"]), round_id=row["round_id"],
                 persona=row["persona"], status=row["status"])
+
+
+_DUE = PreparedRead(
+    select(plans, checkins.c.timezone)
+    .outerjoin(checkins, checkins.c.user_id == plans.c.user_id)
+    .where((plans.c.user_id == bindparam("user_id")) & (plans.c.status == "open")
+           & (plans.c.last_day <= bindparam("today", type_=Date))
+           & (plans.c.last_day >= bindparam("since", type_=Date)))
+    .order_by(plans.c.last_day.desc(), plans.c.said_at.desc()).limit(_CANDIDATES))

@@ -9,13 +9,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy import bindparam, delete, func, insert, select, update
 from sqlalchemy.dialects import mysql, sqlite
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from memory.sql.engine import as_utc, utcnow
 from memory.sql.failures import again_after_deadlock
+from memory.sql.prepared import PreparedRead
 from memory.sql.tables import pool_entries, pool_optins, reply_messages
 from memory.types import PoolEntry, PoolStatus
 
@@ -140,9 +141,8 @@ class SQLPoolRows:
         return mine
 
     async def opted_in(self, user_id: str) -> bool:
-        query = select(pool_optins.c.user_id).where(pool_optins.c.user_id == user_id)
-        async with self._autocommit.connect() as conn:
-            return (await conn.execute(query)).first() is not None
+        async with self._autocommit.connect() as conn:  # every reply: the driver's read
+            return bool(await _OPTED_IN.rows(conn, user_id=user_id))
 
     async def set_opt_in(self, user_id: str, on: bool) -> None:
         async with self._engine.begin() as conn:
@@ -191,6 +191,10 @@ def _entry(row: Any) -> PoolEntry:
         votes=int(row["votes"]), user_id=row["user_id"], round_id=row["round_id"],
         created_at=as_utc(row["created_at"]),
     )
+
+
+_OPTED_IN = PreparedRead(select(pool_optins.c.user_id)
+                         .where(pool_optins.c.user_id == bindparam("user_id")))
 
 
 def _upsert(conn: AsyncConnection) -> Any:

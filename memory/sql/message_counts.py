@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import time
 
-from sqlalchemy import case, select
+from sqlalchemy import bindparam, case, select
 from sqlalchemy.dialects.mysql import insert
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from memory.sql.prepared import PreparedRead
 from memory.sql.tables import message_counts
 
 
@@ -31,6 +32,9 @@ class SQLMessageCounts:
         ])
         async with self._engine.begin() as conn:
             await conn.execute(counted)
-            return int((await conn.execute(
-                select(message_counts.c.count).where(message_counts.c.user_id == user_id)
-            )).scalar_one())
+            [row] = await _COUNT.rows(conn, user_id=user_id)  # the driver's read
+            return int(row["count"])
+
+
+_COUNT = PreparedRead(select(message_counts.c.count)
+                      .where(message_counts.c.user_id == bindparam("user_id")))

@@ -5,10 +5,11 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from sqlalchemy import insert, select, update
+from sqlalchemy import bindparam, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from memory.sql.engine import utcnow
+from memory.sql.prepared import PreparedRead
 from memory.sql.tables import profiles
 
 MAX_KEPT = 10_000  # users whose choice is kept in memory
@@ -34,9 +35,9 @@ class SQLProfileStore:
         known = self._known.get(user_id)
         if known is not None and self._clock() - known[0] < self._keep:
             return known[1]
-        query = select(profiles.c.persona).where(profiles.c.user_id == user_id)
-        async with self._engine.connect() as conn:
-            persona = (await conn.execute(query)).scalar_one_or_none()
+        async with self._engine.connect() as conn:  # the driver's read
+            found = await _PERSONA.rows(conn, user_id=user_id)
+        persona = found[0]["persona"] if found else None
         self._remember(user_id, persona)
         return persona
 
@@ -58,3 +59,7 @@ class SQLProfileStore:
                     insert(profiles).values(user_id=user_id, persona=persona, updated_at=utcnow())
                 )
         self._remember(user_id, persona)
+
+
+_PERSONA = PreparedRead(select(profiles.c.persona)
+                        .where(profiles.c.user_id == bindparam("user_id")))

@@ -7,11 +7,12 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy import bindparam, delete, func, insert, select, update
 from sqlalchemy.dialects import mysql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from memory.sql.engine import as_utc, utcnow
+from memory.sql.prepared import PreparedRead
 from memory.sql.tables import memory_progress, rounds
 from memory.types import Exchange, Round, RoundStatus
 
@@ -121,14 +122,10 @@ class SQLRoundStore:
     ) -> list[Round]:
         if limit <= 0:
             return []
-        query = select(rounds).where(rounds.c.user_id == user_id)
-        if conversation_id is not None:
-            query = query.where(rounds.c.conversation_id == conversation_id)
-        if before_id is not None:
-            query = query.where(rounds.c.id < before_id)
-        query = query.order_by(rounds.c.id.desc()).limit(limit)
-        async with self._autocommit.connect() as conn:
-            rows = (await conn.execute(query)).mappings().all()
+        read = _RECENT[(conversation_id is not None, before_id is not None)]
+        async with self._autocommit.connect() as conn:  # every turn reads this: the driver's
+            rows = await read.rows(conn, user_id=user_id, conversation_id=conversation_id,
+                                   before_id=before_id, limit=limit)
         return [to_round(row) for row in reversed(rows)]
 
     async def get_round(self, user_id: str, round_id: int) -> Round | None:
@@ -195,6 +192,20 @@ class SQLRoundStore:
         return int(result.rowcount)
 
 
+def _recent(in_conversation: bool, before: bool) -> PreparedRead:
+    """The user's newest rounds (in one conversation; before a round)."""
+    query = select(rounds).where(rounds.c.user_id == bindparam("user_id"))
+    if in_conversation:
+        query = query.where(rounds.c.conversation_id == bindparam("conversation_id"))
+    if before:
+        query = query.where(rounds.c.id < bindparam("before_id"))
+    return PreparedRead(query.order_by(rounds.c.id.desc()).limit(bindparam("limit")))
+
+
+_RECENT = {(in_conversation, before): _recent(in_conversation, before)
+           for in_conversation in (False, True) for before in (False, True)}
+
+
 async def add_pending_rounds(conn: AsyncConnection, user_id: str, count: int) -> int:
     """Count `count` more rounds waiting to be summarized; returns how many wait now.
 
@@ -217,8 +228,12 @@ async def add_pending_rounds(conn: AsyncConnection, user_id: str, count: int) ->
 
 
 async def _waiting(conn: AsyncConnection, user_id: str) -> int:
-    query = select(memory_progress.c.pending_rounds).where(memory_progress.c.user_id == user_id)
-    return int((await conn.execute(query)).scalar_one())
+    [row] = await _WAITING.rows(conn, user_id=user_id)  # the driver's read
+    return int(row["pending_rounds"])
+
+
+_WAITING = PreparedRead(select(memory_progress.c.pending_rounds)
+                        .where(memory_progress.c.user_id == bindparam("user_id")))
 
 
 def to_round(row: Any) -> Round:

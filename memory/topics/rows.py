@@ -8,10 +8,11 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import delete, func, insert, or_, select, update
+from sqlalchemy import bindparam, delete, func, insert, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from memory.sql.engine import as_utc
+from memory.sql.prepared import PreparedRead
 from memory.sql.retracted import restore_retracted, retract_row
 from memory.sql.tables import topics
 from memory.types import Topic
@@ -49,13 +50,9 @@ class SQLTopicRows:
                 )
 
     async def latest(self, user_id: str, limit: int) -> list[Topic]:
-        query = (
-            select(topics)
-            .where(_active_of(user_id))
-            .order_by(topics.c.updated_at.desc(), topics.c.id.desc())
-            .limit(limit)
-        )
-        return await self._fetch(query)
+        async with self._autocommit.connect() as conn:  # every turn: the driver's read
+            rows = await _LATEST.rows(conn, user_id=user_id, limit=limit)
+        return [to_topic(row) for row in rows]
 
     async def all_of(self, user_id: str) -> list[Topic]:
         """The user's active topics, oldest first."""
@@ -141,8 +138,13 @@ class SQLTopicRows:
         return [to_topic(row) for row in rows]
 
 
-def _active_of(user_id: str) -> Any:
+def _active_of(user_id: Any) -> Any:
     return (topics.c.user_id == user_id) & (topics.c.status == ACTIVE)
+
+
+_LATEST = PreparedRead(select(topics).where(_active_of(bindparam("user_id")))
+                       .order_by(topics.c.updated_at.desc(), topics.c.id.desc())
+                       .limit(bindparam("limit")))
 
 
 def _holds(description: str, words: Collection[str]) -> bool:

@@ -1,0 +1,92 @@
+"""Reads sent by the database driver itself, for the statements every turn runs.
+
+SQLAlchemy builds, caches and runs a Core statement with about 0.3 ms of CPU on top of the
+driver's own, and 0.4 ms more for a read of 20 rows (MariaDB, measured 29 November 2026); a
+turn sends about 23 statements. A `PreparedRead` is compiled by SQLAlchemy once per dialect,
+its values named bound parameters; each run sends the compiled SQL through the connection's
+driver, and converts values and rows with the column types' own processors. A driver's error
+comes out as SQLAlchemy's would (`memory.sql.failures` reads it), and a connection that the
+error shows gone is invalidated, so the pool does not hand it out again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Select
+from sqlalchemy.engine import Dialect
+from sqlalchemy.exc import DBAPIError
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+Processor = Callable[[Any], Any]
+
+
+@dataclass(frozen=True, slots=True)
+class _Compiled:
+    """A statement compiled for one dialect."""
+
+    sql: str
+    binds: tuple[tuple[str, Any, Processor | None], ...]  # name, value if none given, processor
+    columns: tuple[tuple[str, Processor | None], ...]  # a row's keys and their processors
+
+    def parameters(self, values: dict[str, Any]) -> tuple[Any, ...]:
+        sent = (values.get(name, default) for name, default, _ in self.binds)
+        return tuple(value if process is None else process(value)
+                     for value, (_, _, process) in zip(sent, self.binds, strict=True))
+
+    def row(self, raw: Sequence[Any]) -> dict[str, Any]:
+        return {key: value if process is None else process(value)
+                for (key, process), value in zip(self.columns, raw, strict=True)}
+
+
+class PreparedRead:
+    """A SELECT whose values are `bindparam`s, run by the driver. Build it once (a module
+    constant); `rows` takes the values by their names."""
+
+    def __init__(self, statement: Select[Any]) -> None:
+        self._statement = statement
+        self._by_dialect: dict[str, _Compiled] = {}
+
+    async def rows(self, conn: AsyncConnection, **values: Any) -> list[dict[str, Any]]:
+        compiled = self._compiled(conn.dialect)
+        found = await _fetch(conn, compiled.sql, compiled.parameters(values))
+        return [compiled.row(raw) for raw in found]
+
+    def _compiled(self, dialect: Dialect) -> _Compiled:
+        compiled = self._by_dialect.get(dialect.name)
+        if compiled is None:
+            compiled = self._by_dialect[dialect.name] = _compile(self._statement, dialect)
+        return compiled
+
+
+def _compile(statement: Select[Any], dialect: Dialect) -> _Compiled:
+    compiled = statement.compile(dialect=dialect)
+    binds = tuple((name, compiled.binds[name].effective_value,
+                   compiled.binds[name].type.dialect_impl(dialect).bind_processor(dialect))
+                  for name in compiled.positiontup or ())
+    columns = tuple((str(column.key), column.type.dialect_impl(dialect).result_processor(dialect,
+                                                                                  None))
+                    for column in statement.selected_columns)
+    return _Compiled(compiled.string, binds, columns)
+
+
+async def _fetch(conn: AsyncConnection, sql: str, parameters: tuple[Any, ...]
+                 ) -> Sequence[Sequence[Any]]:
+    pooled = await conn.get_raw_connection()
+    driver: Any = pooled.driver_connection
+    dialect = conn.dialect
+    try:
+        if dialect.name == "sqlite":  # aiosqlite
+            async with driver.execute(sql, parameters) as cursor:
+                return list(await cursor.fetchall())
+        async with driver.cursor() as cursor:  # aiomysql
+            await cursor.execute(sql, parameters)
+            return list(await cursor.fetchall())
+    except dialect.loaded_dbapi.Error as error:
+        gone = dialect.is_disconnect(error, pooled.dbapi_connection, None)
+        if gone:
+            await conn.invalidate()
+        raise DBAPIError.instance(sql, parameters, error, dialect.loaded_dbapi.Error,
+                                  connection_invalidated=gone, dialect=dialect) from error

@@ -1,0 +1,64 @@
+"""Reads run by the driver (memory/sql/prepared.py) on SQLite and the real MariaDB: the same
+rows and values as SQLAlchemy's own execution, and a lost connection told as the database away
+and never used again."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import pytest
+from sqlalchemy import bindparam, select, text
+from sqlalchemy.exc import DBAPIError
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from memory.sql.failures import database_away
+from memory.sql.prepared import PreparedRead
+from memory.sql.rounds import SQLRoundStore
+from memory.sql.tables import rounds
+
+NEWEST = PreparedRead(select(rounds).where(rounds.c.user_id == bindparam("user_id"))
+                      .order_by(rounds.c.id.desc()).limit(bindparam("limit")))
+
+
+async def _store_rounds(engine: AsyncEngine) -> None:
+    store = SQLRoundStore(engine)
+    for user, said in [("alice", "quotes ' \" ` and; DROP TABLE rounds; -- %s %(x)s {0}"),
+                       ("bob", "bob's own"), ("alice", "emoji 👩‍👩‍👧‍👦 and RTL مرحبا")]:
+        started = await store.start_round(user_id=user, conversation_id=user,
+                                          persona="companion", text=said)
+        await store.finish_round(started, f"reply to {said}")
+
+
+async def test_a_prepared_read_gives_the_rows_sqlalchemy_gives(engine: AsyncEngine) -> None:
+    await _store_rounds(engine)
+    async with engine.connect() as conn:
+        prepared = await NEWEST.rows(conn, user_id="alice", limit=5)
+        executed = (await conn.execute(
+            select(rounds).where(rounds.c.user_id == "alice").order_by(rounds.c.id.desc())
+            .limit(5))).mappings().all()
+    assert prepared == [dict(row) for row in executed]
+    assert [row["user_text"][:6] for row in prepared] == ["emoji ", "quotes"]  # alice's only
+    assert all(isinstance(row["created_at"], datetime) for row in prepared)
+
+
+@pytest.mark.mysql
+async def test_a_lost_connection_is_the_database_away_and_is_not_used_again(
+    mysql_url: str,
+) -> None:
+    from memory.sql.engine import open_engine
+    from memory.sql.migrations import migrate
+
+    engine = open_engine(mysql_url)
+    try:
+        await migrate(engine)
+        async with engine.connect() as conn:
+            connection_id = (await conn.execute(text("SELECT CONNECTION_ID()"))).scalar_one()
+            async with engine.connect() as other:
+                await other.execute(text(f"KILL {int(connection_id)}"))
+            with pytest.raises(DBAPIError) as raised:
+                await NEWEST.rows(conn, user_id="alice", limit=5)
+        assert database_away(raised.value)
+        async with engine.connect() as conn:  # the pool hands out a working connection
+            assert await NEWEST.rows(conn, user_id="nobody", limit=5) == []
+    finally:
+        await engine.dispose()
