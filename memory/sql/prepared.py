@@ -1,12 +1,13 @@
-"""Reads sent by the database driver itself, for the statements every turn runs.
+"""Statements sent by the database driver itself, for those every turn runs.
 
 SQLAlchemy builds, caches and runs a Core statement with about 0.3 ms of CPU on top of the
 driver's own, and 0.4 ms more for a read of 20 rows (MariaDB, measured 29 November 2026); a
-turn sends about 23 statements. A `PreparedRead` is compiled by SQLAlchemy once per dialect,
-its values named bound parameters; each run sends the compiled SQL through the connection's
-driver, and converts values and rows with the column types' own processors. A driver's error
-comes out as SQLAlchemy's would (`memory.sql.failures` reads it), and a connection that the
-error shows gone is invalidated, so the pool does not hand it out again.
+turn sends about 23 statements. A `PreparedRead` or `PreparedWrite` is compiled by SQLAlchemy
+once per dialect, its values named bound parameters; each run sends the compiled SQL through the
+connection's driver, in the connection's transaction, and converts values and rows with the
+column types' own processors. A driver's error comes out as SQLAlchemy's would (an
+`IntegrityError`; `memory.sql.failures` reads the rest), and a connection that the error shows
+gone is invalidated, so the pool does not hand it out again.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from sqlalchemy import Select
 from sqlalchemy.engine import Dialect
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy.sql.dml import UpdateBase
 
 Processor = Callable[[Any], Any]
 
@@ -50,43 +52,79 @@ class PreparedRead:
         self._by_dialect: dict[str, _Compiled] = {}
 
     async def rows(self, conn: AsyncConnection, **values: Any) -> list[dict[str, Any]]:
-        compiled = self._compiled(conn.dialect)
-        found = await _fetch(conn, compiled.sql, compiled.parameters(values))
-        return [compiled.row(raw) for raw in found]
-
-    def _compiled(self, dialect: Dialect) -> _Compiled:
-        compiled = self._by_dialect.get(dialect.name)
-        if compiled is None:
-            compiled = self._by_dialect[dialect.name] = _compile(self._statement, dialect)
-        return compiled
+        compiled = _compiled(self._statement, self._by_dialect, conn.dialect)
+        sent = await _send(conn, compiled.sql, compiled.parameters(values), fetch=True)
+        return [compiled.row(raw) for raw in sent.rows]
 
 
-def _compile(statement: Select[Any], dialect: Dialect) -> _Compiled:
+@dataclass(frozen=True, slots=True)
+class Written:
+    """What a write did: the rows it matched or changed, and the new row's key (an insert
+    into a table with an autoincrement key)."""
+
+    rowcount: int
+    lastrowid: int | None
+
+
+class PreparedWrite:
+    """An INSERT, UPDATE or DELETE whose values are `bindparam`s, run by the driver."""
+
+    def __init__(self, statement: UpdateBase) -> None:
+        self._statement = statement
+        self._by_dialect: dict[str, _Compiled] = {}
+
+    async def run(self, conn: AsyncConnection, **values: Any) -> Written:
+        compiled = _compiled(self._statement, self._by_dialect, conn.dialect)
+        sent = await _send(conn, compiled.sql, compiled.parameters(values), fetch=False)
+        return sent.written
+
+
+def _compiled(statement: Select[Any] | UpdateBase, cache: dict[str, _Compiled],
+              dialect: Dialect) -> _Compiled:
+    found = cache.get(dialect.name)
+    if found is None:
+        found = cache[dialect.name] = _compile(statement, dialect)
+    return found
+
+
+def _compile(statement: Select[Any] | UpdateBase, dialect: Dialect) -> _Compiled:
     compiled = statement.compile(dialect=dialect)
     binds = tuple((name, compiled.binds[name].effective_value,
                    compiled.binds[name].type.dialect_impl(dialect).bind_processor(dialect))
                   for name in compiled.positiontup or ())
-    columns = tuple((str(column.key), column.type.dialect_impl(dialect).result_processor(dialect,
-                                                                                  None))
-                    for column in statement.selected_columns)
+    selected = statement.selected_columns if isinstance(statement, Select) else ()
+    columns = tuple((str(column.key),
+                     column.type.dialect_impl(dialect).result_processor(dialect, None))
+                    for column in selected)
     return _Compiled(compiled.string, binds, columns)
 
 
-async def _fetch(conn: AsyncConnection, sql: str, parameters: tuple[Any, ...]
-                 ) -> Sequence[Sequence[Any]]:
+@dataclass(frozen=True, slots=True)
+class _Sent:
+    rows: Sequence[Sequence[Any]]
+    written: Written
+
+
+async def _send(conn: AsyncConnection, sql: str, parameters: tuple[Any, ...], *, fetch: bool
+                ) -> _Sent:
     pooled = await conn.get_raw_connection()
     driver: Any = pooled.driver_connection
     dialect = conn.dialect
     try:
         if dialect.name == "sqlite":  # aiosqlite
             async with driver.execute(sql, parameters) as cursor:
-                return list(await cursor.fetchall())
+                return await _outcome(cursor, fetch)
         async with driver.cursor() as cursor:  # aiomysql
             await cursor.execute(sql, parameters)
-            return list(await cursor.fetchall())
+            return await _outcome(cursor, fetch)
     except dialect.loaded_dbapi.Error as error:
         gone = dialect.is_disconnect(error, pooled.dbapi_connection, None)
         if gone:
             await conn.invalidate()
         raise DBAPIError.instance(sql, parameters, error, dialect.loaded_dbapi.Error,
                                   connection_invalidated=gone, dialect=dialect) from error
+
+
+async def _outcome(cursor: Any, fetch: bool) -> _Sent:
+    rows = list(await cursor.fetchall()) if fetch else []
+    return _Sent(rows, Written(cursor.rowcount, cursor.lastrowid))

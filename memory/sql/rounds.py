@@ -7,12 +7,12 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import bindparam, delete, func, insert, select, update
+from sqlalchemy import Integer, bindparam, delete, func, insert, select, update
 from sqlalchemy.dialects import mysql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from memory.sql.engine import as_utc, utcnow
-from memory.sql.prepared import PreparedRead
+from memory.sql.prepared import PreparedRead, PreparedWrite
 from memory.sql.tables import memory_progress, rounds
 from memory.types import Exchange, Round, RoundStatus
 
@@ -38,10 +38,9 @@ class SQLRoundStore:
             "status": RoundStatus.PENDING.value,
             "created_at": utcnow(),
         }
-        async with self._autocommit.begin() as conn:  # one statement
-            result = await conn.execute(insert(rounds).values(**values))
-        [round_id] = result.inserted_primary_key or (None,)
-        return to_round({"id": round_id, **values})
+        async with self._autocommit.begin() as conn:  # one statement, the driver's
+            written = await _START.run(conn, **values)
+        return to_round({"id": written.lastrowid, **values})
 
     async def finish_round(self, round_: Round, reply: str, cited: Sequence[str] = (),
                            used: str | None = None) -> int:
@@ -57,16 +56,12 @@ class SQLRoundStore:
         used: str | None = None,
     ) -> int:
         """Store the outcome and count the round for summarizing, in one transaction."""
-        still_pending = ((rounds.c.id == round_.id) & (rounds.c.user_id == round_.user_id)
-                         & (rounds.c.status == RoundStatus.PENDING.value))
-        statement = (
-            update(rounds)
-            .where(still_pending)
-            .values(reply_text=reply, status=status.value, replied_at=utcnow(),
-                    cited=json.dumps(list(cited)) if cited else None, used=used)
-        )
         async with self._engine.begin() as conn:
-            if (await conn.execute(statement)).rowcount == 0:
+            closed = await _CLOSE.run(  # every turn: the driver's write
+                conn, id=round_.id, user_id=round_.user_id, pending=RoundStatus.PENDING.value,
+                reply_text=reply, status=status.value, replied_at=utcnow(),
+                cited=json.dumps(list(cited)) if cited else None, used=used)
+            if closed.rowcount == 0:
                 return 0  # closed before (a frontend that gave up): counted once already
             return await add_pending_rounds(conn, round_.user_id, 1)
 
@@ -202,6 +197,21 @@ def _recent(in_conversation: bool, before: bool) -> PreparedRead:
     return PreparedRead(query.order_by(rounds.c.id.desc()).limit(bindparam("limit")))
 
 
+_START = PreparedWrite(insert(rounds).values(
+    {name: bindparam(name, type_=rounds.c[name].type)
+     for name in ("user_id", "conversation_id", "persona", "user_text", "reply_text", "status",
+                  "created_at")}))
+_CLOSE = PreparedWrite(
+    update(rounds)
+    .where((rounds.c.id == bindparam("id")) & (rounds.c.user_id == bindparam("user_id"))
+           & (rounds.c.status == bindparam("pending")))
+    .values({name: bindparam(name, type_=rounds.c[name].type)
+             for name in ("reply_text", "status", "replied_at", "cited", "used")}))
+_COUNTED = mysql.insert(memory_progress).values(
+    user_id=bindparam("user_id"), pending_rounds=bindparam("count", type_=Integer),
+    scheduled_through=0)
+_COUNT_ROUNDS = PreparedWrite(_COUNTED.on_duplicate_key_update(
+    pending_rounds=memory_progress.c.pending_rounds + _COUNTED.inserted.pending_rounds))
 _RECENT = {(in_conversation, before): _recent(in_conversation, before)
            for in_conversation in (False, True) for before in (False, True)}
 
@@ -220,10 +230,7 @@ async def add_pending_rounds(conn: AsyncConnection, user_id: str, count: int) ->
             set_={"pending_rounds": memory_progress.c.pending_rounds + count})
         return int((await conn.execute(
             counted.returning(memory_progress.c.pending_rounds))).scalar_one())
-    added_mysql = mysql.insert(memory_progress).values(
-        user_id=user_id, pending_rounds=count, scheduled_through=0)
-    await conn.execute(added_mysql.on_duplicate_key_update(
-        pending_rounds=memory_progress.c.pending_rounds + count))
+    await _COUNT_ROUNDS.run(conn, user_id=user_id, count=count)  # the driver's write
     return await _waiting(conn, user_id)
 
 

@@ -16,11 +16,12 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
 from datetime import timedelta
 
-from sqlalchemy import delete, insert, update
+from sqlalchemy import bindparam, delete, insert, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from memory.sql.engine import utcnow
+from memory.sql.prepared import PreparedWrite
 from memory.sql.tables import user_turns
 
 log = logging.getLogger(__name__)
@@ -69,9 +70,9 @@ class SQLUserTurns:
     async def _try(self, user_id: str) -> bool:
         now = utcnow()
         try:
-            async with self._engine.begin() as conn:
-                await conn.execute(insert(user_turns).values(
-                    user_id=user_id, holder=self.holder, expires_at=now + self._lease))
+            async with self._engine.begin() as conn:  # every turn: the driver's write
+                await _TAKE.run(conn, user_id=user_id, holder=self.holder,
+                                expires_at=now + self._lease)
             return True
         except IntegrityError:  # held: take it if its lease ran out, or if it is ours (left
             # behind when the database went away before we could give it back; this process's
@@ -105,6 +106,12 @@ class SQLUserTurns:
                 log.warning("Could not renew the turn of %s: %s", user_id, error)
 
     async def _give_back(self, user_id: str) -> None:
-        async with self._engine.begin() as conn:
-            await conn.execute(delete(user_turns).where(
-                (user_turns.c.user_id == user_id) & (user_turns.c.holder == self.holder)))
+        async with self._engine.begin() as conn:  # every turn: the driver's write
+            await _GIVE_BACK.run(conn, user_id=user_id, holder=self.holder)
+
+
+_TAKE = PreparedWrite(insert(user_turns).values(
+    user_id=bindparam("user_id"), holder=bindparam("holder"),
+    expires_at=bindparam("expires_at", type_=user_turns.c.expires_at.type)))
+_GIVE_BACK = PreparedWrite(delete(user_turns).where(
+    (user_turns.c.user_id == bindparam("user_id")) & (user_turns.c.holder == bindparam("holder"))))

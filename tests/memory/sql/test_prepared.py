@@ -1,20 +1,21 @@
-"""Reads run by the driver (memory/sql/prepared.py) on SQLite and the real MariaDB: the same
-rows and values as SQLAlchemy's own execution, and a lost connection told as the database away
-and never used again."""
+"""Statements run by the driver (memory/sql/prepared.py) on SQLite and the real MariaDB: the
+same rows and values as SQLAlchemy's own execution, a new row's key, a duplicate told as
+SQLAlchemy's IntegrityError, and a lost connection told as the database away and never used
+again."""
 
 from __future__ import annotations
 
 from datetime import datetime
 
 import pytest
-from sqlalchemy import bindparam, select, text
-from sqlalchemy.exc import DBAPIError
+from sqlalchemy import bindparam, insert, select, text
+from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from memory.sql.failures import database_away
-from memory.sql.prepared import PreparedRead
+from memory.sql.prepared import PreparedRead, PreparedWrite
 from memory.sql.rounds import SQLRoundStore
-from memory.sql.tables import rounds
+from memory.sql.tables import rounds, user_turns
 
 NEWEST = PreparedRead(select(rounds).where(rounds.c.user_id == bindparam("user_id"))
                       .order_by(rounds.c.id.desc()).limit(bindparam("limit")))
@@ -39,6 +40,33 @@ async def test_a_prepared_read_gives_the_rows_sqlalchemy_gives(engine: AsyncEngi
     assert prepared == [dict(row) for row in executed]
     assert [row["user_text"][:6] for row in prepared] == ["emoji ", "quotes"]  # alice's only
     assert all(isinstance(row["created_at"], datetime) for row in prepared)
+
+
+TAKE = PreparedWrite(insert(user_turns).values(
+    user_id=bindparam("user_id"), holder="here",
+    expires_at=bindparam("expires_at", type_=user_turns.c.expires_at.type)))
+
+
+async def test_a_prepared_write_is_committed_and_a_duplicate_is_an_integrity_error(
+    engine: AsyncEngine,
+) -> None:
+    async with engine.begin() as conn:
+        written = await TAKE.run(conn, user_id="alice", expires_at=datetime(2026, 11, 29, 12))
+    assert written.rowcount == 1
+    with pytest.raises(IntegrityError):
+        async with engine.begin() as conn:
+            await TAKE.run(conn, user_id="alice", expires_at=datetime(2026, 11, 29, 13))
+    async with engine.connect() as conn:
+        held = (await conn.execute(select(user_turns.c.user_id, user_turns.c.expires_at))).all()
+    assert [tuple(row) for row in held] == [("alice", datetime(2026, 11, 29, 12))]
+
+
+async def test_a_prepared_insert_gives_the_new_rows_key(engine: AsyncEngine) -> None:
+    started = await SQLRoundStore(engine).start_round(
+        user_id="alice", conversation_id="alice", persona="companion", text="hi")
+    async with engine.connect() as conn:
+        [stored] = await NEWEST.rows(conn, user_id="alice", limit=1)
+    assert stored["id"] == started.id and stored["user_text"] == "hi"
 
 
 @pytest.mark.mysql
