@@ -107,6 +107,11 @@ class _Sent:
 
 async def _send(conn: AsyncConnection, sql: str, parameters: tuple[Any, ...], *, fetch: bool
                 ) -> _Sent:
+    if not conn.in_transaction():
+        # As SQLAlchemy's own execute does: the block that opened the connection ends what
+        # the statement began (a MySQL read begins a transaction that must not go back to the
+        # pool open, holding its snapshot).
+        await conn.begin()
     pooled = await conn.get_raw_connection()
     driver: Any = pooled.driver_connection
     dialect = conn.dialect

@@ -12,6 +12,7 @@ from sqlalchemy import bindparam, insert, select, text
 from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from memory.sql.engine import open_engine
 from memory.sql.failures import database_away
 from memory.sql.prepared import PreparedRead, PreparedWrite
 from memory.sql.rounds import SQLRoundStore
@@ -69,11 +70,30 @@ async def test_a_prepared_insert_gives_the_new_rows_key(engine: AsyncEngine) -> 
     assert stored["id"] == started.id and stored["user_text"] == "hi"
 
 
+async def test_a_read_sees_what_was_committed_after_an_earlier_prepared_read(
+    engine: AsyncEngine,
+) -> None:
+    """A MySQL read begins a transaction: one left open when its connection went back to the
+    pool kept its snapshot, and the connection's next user read the past (and two bot
+    processes deadlocked on reads)."""
+    async with engine.connect() as conn:
+        assert await NEWEST.rows(conn, user_id="alice", limit=5) == []
+    other = open_engine(engine.url.render_as_string(hide_password=False))
+    try:
+        await _store_rounds(other)  # committed by another process's connection
+    finally:
+        await other.dispose()
+    async with engine.connect() as conn:
+        assert len(await NEWEST.rows(conn, user_id="alice", limit=5)) == 2
+        newest = (await conn.execute(select(rounds.c.id).where(rounds.c.user_id == "alice")
+                                     )).all()
+    assert len(newest) == 2
+
+
 @pytest.mark.mysql
 async def test_a_lost_connection_is_the_database_away_and_is_not_used_again(
     mysql_url: str,
 ) -> None:
-    from memory.sql.engine import open_engine
     from memory.sql.migrations import migrate
 
     engine = open_engine(mysql_url)
