@@ -43,16 +43,29 @@ class _Compiled:
                 for (key, process), value in zip(self.columns, raw, strict=True)}
 
 
-class PreparedRead:
-    """A SELECT whose values are `bindparam`s, run by the driver. Build it once (a module
-    constant); `rows` takes the values by their names."""
+class _Prepared:
+    """A statement whose values are `bindparam`s, compiled at its first run on each dialect.
+    Build it once (a module constant); a run takes the values by their names."""
 
-    def __init__(self, statement: Select[Any]) -> None:
+    def __init__(self, statement: Select[Any] | UpdateBase) -> None:
         self._statement = statement
         self._by_dialect: dict[str, _Compiled] = {}
 
+    def _compiled(self, dialect: Dialect) -> _Compiled:
+        found = self._by_dialect.get(dialect.name)
+        if found is None:
+            found = self._by_dialect[dialect.name] = _compile(self._statement, dialect)
+        return found
+
+
+class PreparedRead(_Prepared):
+    """A SELECT run by the driver."""
+
+    def __init__(self, statement: Select[Any]) -> None:
+        super().__init__(statement)
+
     async def rows(self, conn: AsyncConnection, **values: Any) -> list[dict[str, Any]]:
-        compiled = _compiled(self._statement, self._by_dialect, conn.dialect)
+        compiled = self._compiled(conn.dialect)
         sent = await _send(conn, compiled.sql, compiled.parameters(values), fetch=True)
         return [compiled.row(raw) for raw in sent.rows]
 
@@ -66,25 +79,16 @@ class Written:
     lastrowid: int | None
 
 
-class PreparedWrite:
-    """An INSERT, UPDATE or DELETE whose values are `bindparam`s, run by the driver."""
+class PreparedWrite(_Prepared):
+    """An INSERT, UPDATE or DELETE run by the driver."""
 
     def __init__(self, statement: UpdateBase) -> None:
-        self._statement = statement
-        self._by_dialect: dict[str, _Compiled] = {}
+        super().__init__(statement)
 
     async def run(self, conn: AsyncConnection, **values: Any) -> Written:
-        compiled = _compiled(self._statement, self._by_dialect, conn.dialect)
+        compiled = self._compiled(conn.dialect)
         sent = await _send(conn, compiled.sql, compiled.parameters(values), fetch=False)
         return sent.written
-
-
-def _compiled(statement: Select[Any] | UpdateBase, cache: dict[str, _Compiled],
-              dialect: Dialect) -> _Compiled:
-    found = cache.get(dialect.name)
-    if found is None:
-        found = cache[dialect.name] = _compile(statement, dialect)
-    return found
 
 
 def _compile(statement: Select[Any] | UpdateBase, dialect: Dialect) -> _Compiled:
