@@ -4,10 +4,11 @@ Each new belief is judged against its premises: the beliefs most similar in mean
 feedback") and the newest about the same subject ("on-topic"), 3 of each, of the same user only.
 A window's new beliefs are judged together (one call of a model judge): the premises of each are
 the checked beliefs before it and the earlier new beliefs of its batch. Algorithm 1
-(`jobs.beliefs.flipping`) then decides for each in the order they were said, and each decision
-is committed with the belief marked checked, in one transaction. A judge that fails leaves every
-belief of the batch unchecked and everything as it was; the job is retried. The topics that
-quote only what a superseded belief said are then marked, to be shown as earlier
+(`jobs.beliefs.flipping`) then decides for each in the order they were said, and the batch's
+decisions are committed with its beliefs marked checked, in one transaction (a window's checks
+cost one commit and one read of its conflicts, not one of each a belief). A judge that fails
+leaves every belief of the batch unchecked and everything as it was; the job is retried. The
+topics that quote only what a superseded belief said are then marked, to be shown as earlier
 (`memory.beliefs.outdated`).
 """
 
@@ -22,7 +23,7 @@ import numpy as np
 
 from jobs.beliefs.flipping import decide
 from jobs.beliefs.judge import Case, Judge, Judgement
-from memory.beliefs.belief import Belief, BeliefSettings
+from memory.beliefs.belief import Belief, BeliefSettings, Settlement
 from memory.beliefs.claims import claim_of
 from memory.beliefs.outdated import change_of
 from memory.beliefs.rows import SQLBeliefRows, may_be_premise
@@ -31,6 +32,7 @@ from memory.beliefs.values import ValueReader
 from memory.errors import EmbeddingUnavailable, VectorStoreUnavailable
 from memory.facts.store import FactStore
 from memory.protocols import Embedder, Vector
+from memory.sql.failures import again_after_deadlock
 from memory.topics.store import IndexedTopicStore
 from memory.types import Fact
 
@@ -103,34 +105,46 @@ class BeliefChecker:
         premises = await self._premises(news, similarity)
         cases = [Case(new.belief, found) for new, found in zip(news, premises, strict=True)]
         judged = await self._judge.judge(cases)  # all or nothing: before anything is settled
+        for belief, settlement, superseded in await self._settle_all(cases, judged):
+            report.checked += 1
+            report.superseded += len(superseded)
+            if superseded:
+                log.info("Belief check for %s: %d superseded by %s", belief.user_id,
+                         len(superseded), (settlement.winner or "")[:8])
+                await self._facts.unindex(superseded)
+                winner = next(b.fact for b in (belief, *self._premises_in(cases, belief))
+                              if b.id == settlement.winner)
+                await self._outdate_topics(superseded, winner)
+
+    @again_after_deadlock  # two windows' checks of one user can meet on the same rows
+    async def _settle_all(self, cases: Sequence[Case], judged: Sequence[Sequence[Judgement]]
+                          ) -> list[tuple[Belief, Settlement, list[Fact]]]:
+        """Decide the batch's beliefs in the order they were said and commit them together
+        (one transaction, the conflicts read once); those another worker checked first are
+        left out. Each decision sees the ones before it: a premise superseded is gone, one
+        checked counts as checked."""
         settled: dict[str, Belief] = {}  # this batch's beliefs as checked so far
         gone: set[str] = set()  # beliefs superseded by this batch's checks
-        for case, judgements in zip(cases, judged, strict=True):
-            live = [(settled.get(p.id, p), j) for p, j in zip(case.premises, judgements,
-                                                               strict=True) if p.id not in gone]
-            belief = await self._settle(case.new, live, report, gone)
-            if belief is not None:
-                settled[belief.id] = belief
+        done: list[tuple[Belief, Settlement, list[Fact]]] = []
+        ids = sorted({b.id for case in cases for b in (case.new, *case.premises)})
+        async with self.rows.settling(cases[0].new.user_id, ids) as settling:
+            for case, judgements in zip(cases, judged, strict=True):
+                live = [(settled.get(p.id, p), j) for p, j in zip(
+                    case.premises, judgements, strict=True) if p.id not in gone]
+                premises = [p for p, _ in live]
+                settlement = decide(case.new, premises, [j for _, j in live], self._settings,
+                                    settling.disputed([p.id for p in premises]))
+                superseded = await settling.settle(case.new, settlement)
+                if superseded is None:  # another worker checked it meanwhile
+                    continue
+                gone.update(f.id for f in superseded)
+                settled[case.new.id] = replace(case.new, repeats=settlement.repeats)
+                done.append((case.new, settlement, superseded))
+        return done
 
-    async def _settle(self, belief: Belief, judged: Sequence[tuple[Belief, Judgement]],
-                      report: CheckReport, gone: set[str]) -> Belief | None:
-        """Decide one belief and commit it; returns it as checked (None: another worker did)."""
-        premises = [p for p, _ in judged]
-        disputed = await self.rows.disputed(belief.user_id, [p.id for p in premises])
-        settlement = decide(belief, premises, [j for _, j in judged], self._settings, disputed)
-        superseded = await self.rows.settle(belief, settlement)
-        if superseded is None:  # another worker checked it meanwhile
-            return None
-        report.checked += 1
-        report.superseded += len(superseded)
-        gone.update(f.id for f in superseded)
-        if superseded:
-            log.info("Belief check for %s: %d superseded by %s", belief.user_id,
-                     len(superseded), (settlement.winner or "")[:8])
-            await self._facts.unindex(superseded)
-            winner = next(b.fact for b in (belief, *premises) if b.id == settlement.winner)
-            await self._outdate_topics(superseded, winner)
-        return replace(belief, repeats=settlement.repeats)
+    @staticmethod
+    def _premises_in(cases: Sequence[Case], belief: Belief) -> Sequence[Belief]:
+        return next(case.premises for case in cases if case.new.id == belief.id)
 
     async def _outdate_topics(self, superseded: Sequence[Fact], winner: Fact) -> None:
         """Mark the topics that quote only what the superseded beliefs said (shown as earlier).

@@ -4,7 +4,8 @@ Every query filters on the user: a belief of one user is never a premise for ano
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
 from typing import Any
 
 from sqlalchemy import bindparam, func, insert, select, update
@@ -103,33 +104,35 @@ class SQLBeliefRows:
         return {belief.id: [other for other in found if may_be_premise(other, belief)]
                 for belief in beliefs}
 
-    async def disputed(self, user_id: str, ids: Sequence[str]) -> set[str]:
-        """Which of these beliefs are one side of a conflict the user has not settled."""
-        if not ids:
-            return set()
-        q = belief_questions.c
-        query = select(q.earlier_id, q.later_id).where(
-            (q.user_id == user_id) & (q.status != SETTLED)
-            & (q.earlier_id.in_(ids) | q.later_id.in_(ids)))
-        async with self._autocommit.connect() as conn:
-            pairs = (await conn.execute(query)).all()
-        return {side for pair in pairs for side in pair} & set(ids)
+    @asynccontextmanager
+    async def settling(self, user_id: str, ids: Sequence[str]) -> AsyncIterator[Settling]:
+        """One transaction for settling a batch of the user's beliefs, knowing the conflicts
+        not settled yet that these beliefs are one side of; all committed when the block ends,
+        nothing if it fails."""
+        async with self._engine.begin() as conn:
+            q = belief_questions.c
+            pairs = (await conn.execute(select(q.earlier_id, q.later_id).where(
+                (q.user_id == user_id) & (q.status != SETTLED)
+                & (q.earlier_id.in_(ids) | q.later_id.in_(ids))))).all() if ids else []
+            yield Settling(self, conn, user_id, {(e, later) for e, later in pairs})
 
     @again_after_deadlock  # two windows' checks of one user can meet on the same rows
     async def settle(self, belief: Belief, settlement: Settlement) -> list[Fact] | None:
-        """Commit a check: the belief checked (with its subject), the losers superseded, a
-        question opened; all or nothing. Returns the facts superseded, or None when another
-        worker checked it first."""
-        async with self._engine.begin() as conn:
-            won = await conn.execute(
-                update(facts).where(_mine(belief.user_id, [belief.id]) & facts.c.checked.is_(False))
-                .values(checked=True, repeats=settlement.repeats, subject=belief.subject))
-            if won.rowcount != 1:
-                return None
-            superseded = await self._supersede(conn, belief.user_id, settlement)
-            if settlement.ask is not None:
-                await self._open_question(conn, belief.user_id, *settlement.ask)
-        return superseded
+        """Commit one check alone (see `Settling.settle`)."""
+        async with self.settling(belief.user_id, []) as settling:
+            return await settling.settle(belief, settlement)
+
+    async def _settle(self, conn: AsyncConnection, belief: Belief, settlement: Settlement
+                      ) -> tuple[list[Fact], bool] | None:
+        won = await conn.execute(
+            update(facts).where(_mine(belief.user_id, [belief.id]) & facts.c.checked.is_(False))
+            .values(checked=True, repeats=settlement.repeats, subject=belief.subject))
+        if won.rowcount != 1:
+            return None
+        superseded = await self._supersede(conn, belief.user_id, settlement)
+        opened = (settlement.ask is not None
+                  and await self._open_question(conn, belief.user_id, *settlement.ask))
+        return superseded, opened
 
     async def _supersede(self, conn: AsyncConnection, user_id: str,
                          settlement: Settlement) -> list[Fact]:
@@ -149,13 +152,16 @@ class SQLBeliefRows:
         return [to_fact(row) for row in losers]
 
     async def _open_question(self, conn: AsyncConnection, user_id: str, earlier: str,
-                             later: str) -> None:
+                             later: str) -> bool:
+        """Open the question about two beliefs, unless it was ever opened; whether it was."""
         key = hashlib.sha256(f"{user_id}\x1f{earlier}\x1f{later}".encode()).hexdigest()[:32]
         known = select(belief_questions.c.id).where(belief_questions.c.id == key)
-        if (await conn.execute(known)).first() is None:
-            await conn.execute(insert(belief_questions).values(
-                id=key, user_id=user_id, earlier_id=earlier, later_id=later, status=OPEN,
-                created_at=utcnow()))
+        if (await conn.execute(known)).first() is not None:
+            return False
+        await conn.execute(insert(belief_questions).values(
+            id=key, user_id=user_id, earlier_id=earlier, later_id=later, status=OPEN,
+            created_at=utcnow()))
+        return True
 
     async def next_question(self, user_id: str) -> tuple[Fact, Fact] | None:
         """The oldest conflict of the user not asked about yet whose two beliefs both still
@@ -233,6 +239,38 @@ class SQLBeliefRows:
         async with self._autocommit.connect() as conn:
             rows = (await conn.execute(query)).mappings().all()
         return [to_belief(row) for row in rows if row["about"] is not None]
+
+
+class Settling:
+    """A batch of one user's belief checks in one transaction (`SQLBeliefRows.settling`): each
+    decision sees the conflicts the ones before it opened or settled."""
+
+    def __init__(self, rows: SQLBeliefRows, conn: AsyncConnection, user_id: str,
+                 open_pairs: set[tuple[str, str]]) -> None:
+        self._rows = rows
+        self._conn = conn
+        self._user_id = user_id
+        self._open = open_pairs
+
+    def disputed(self, ids: Sequence[str]) -> set[str]:
+        """Which of these beliefs are one side of a conflict the user has not settled (among
+        those the batch was opened with, and those it opened since)."""
+        return {side for pair in self._open for side in pair} & set(ids)
+
+    async def settle(self, belief: Belief, settlement: Settlement) -> list[Fact] | None:
+        """The belief checked (with its subject), the losers superseded, a question opened.
+        Returns the facts superseded, or None when another worker checked it first."""
+        if belief.user_id != self._user_id:
+            raise ValueError("A belief of another user settled in this user's batch")
+        done = await self._rows._settle(self._conn, belief, settlement)
+        if done is None:
+            return None
+        superseded, opened = done
+        losers = set(settlement.losers)
+        self._open = {pair for pair in self._open if not losers & set(pair)}
+        if opened and settlement.ask is not None:
+            self._open.add(settlement.ask)
+        return superseded
 
 
 def _mine(user_id: str, ids: Sequence[str]) -> Any:

@@ -289,3 +289,34 @@ async def test_a_windows_new_beliefs_are_judged_in_one_call_and_the_newest_wins(
     statuses = {f["text"]: f["status"] for f in (await _export(judged))["facts"]}
     assert statuses == {"I live in Paris.": "superseded", "I work at a bakery.": "active",
                         "We moved to Berlin.": "active"}
+
+
+async def test_a_window_checked_at_once_ends_as_if_checked_one_belief_at_a_time(
+    bank: Companion
+) -> None:
+    """A window's checks commit together: each decision still sees the conflicts the ones
+    before it opened (a question) and settled (a belief superseded)."""
+    said = [("I live in Paris.", MARCH), ("I live in Lyon.", MARCH + timedelta(days=2)),
+            ("I still live in Lyon.", MARCH + timedelta(days=30)),
+            ("We moved to Berlin last month!", JUNE)]
+    for user, at_once in (("ana", True), ("bob", False)):
+        for text, when in said:
+            await _said(bank, user, text, when)
+            if not at_once:
+                await bank.worker.check_beliefs(user)
+        if at_once:
+            report = await bank.worker.check_beliefs(user)
+            assert report.beliefs_checked == len(said)
+    ana, bob = await _export(bank, "ana"), await _export(bank, "bob")
+
+    def outcome(export: dict[str, Any]) -> tuple[Any, ...]:
+        text = {f["id"]: f["text"] for f in export["facts"]}
+        return (sorted((f["text"], f["status"], text.get(f["superseded_by"]))
+                       for f in export["facts"]),
+                sorted((text[q["earlier_fact"]], text[q["later_fact"]], q["status"])
+                       for q in export["questions"]))
+
+    assert outcome(ana) == outcome(bob)
+    assert {f["text"]: f["status"] for f in ana["facts"]}["We moved to Berlin last month!"] == (
+        "active")
+    assert ana["questions"]  # the window opened a question on the way
