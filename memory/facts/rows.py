@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import functools
 from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from sqlalchemy import delete, func, insert, select, union_all, update
+from sqlalchemy import bindparam, delete, func, insert, select, union_all, update
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from memory.beliefs.belief import SUPERSEDED, belief_columns
@@ -17,6 +18,7 @@ from memory.facts.search import facts_by_words
 from memory.lexical import user_words
 from memory.protocols import Vector
 from memory.sql.engine import as_utc, utcnow
+from memory.sql.prepared import PreparedRead
 from memory.sql.retracted import ACTIVE, RETRACTED, retract_row
 from memory.sql.tables import belief_questions, facts
 from memory.types import Fact, Origin, Speaker
@@ -195,17 +197,11 @@ class SQLFactRows:
         subject: one statement, one indexed read per subject."""
         if not subjects:
             return {}
-        mine = _active_of(user_id) & (facts.c.speaker == Speaker.USER.value)
-        newest_each = [select(facts.c.seq).where(mine & (facts.c.subject == subject))
-                       .order_by(facts.c.said_at.desc(), facts.c.seq.desc()).limit(1)
-                       .subquery() for subject in dict.fromkeys(subjects)]
-        # Only the keys go through the union: MariaDB holds a union's rows in a temporary
-        # table, on disk when they carry text columns (4-5 ms a turn).
-        newest = union_all(*(select(each) for each in newest_each)).subquery("newest")
-        query = select(facts).join_from(newest, facts, facts.c.seq == newest.c.seq)
+        asked = list(dict.fromkeys(subjects))
+        values = {f"subject{i}": subject for i, subject in enumerate(asked)}
         async with self._autocommit.connect() as conn:
-            return {row["subject"]: to_fact(row)
-                    for row in (await conn.execute(query)).mappings()}
+            rows = await _newest_on(len(asked)).rows(conn, user_id=user_id, **values)
+        return {row["subject"]: to_fact(row) for row in rows}
 
     async def newest(
         self, user_id: str, limit: int, offset: int = 0, *, origin: Origin | None = None
@@ -318,6 +314,20 @@ async def _count_the_users_facts(conn: AsyncConnection, where: Any) -> int:
     query = select(func.count()).select_from(facts).where(
         where & facts.c.status.in_(_THE_USERS_FACTS))
     return int((await conn.execute(query)).scalar_one())
+
+
+@functools.cache
+def _newest_on(subjects: int) -> PreparedRead:
+    """The user's newest active statement on each of `subjects` subjects (`:subject0`...)."""
+    mine = ((facts.c.user_id == bindparam("user_id")) & (facts.c.status == ACTIVE)
+            & (facts.c.speaker == Speaker.USER.value))
+    newest_each = [select(facts.c.seq).where(mine & (facts.c.subject == bindparam(f"subject{i}")))
+                   .order_by(facts.c.said_at.desc(), facts.c.seq.desc()).limit(1).subquery()
+                   for i in range(subjects)]
+    # Only the keys go through the union: MariaDB holds a union's rows in a temporary table,
+    # on disk when they carry text columns (4-5 ms a turn).
+    newest = union_all(*(select(each) for each in newest_each)).subquery("newest")
+    return PreparedRead(select(facts).join_from(newest, facts, facts.c.seq == newest.c.seq))
 
 
 def _active_of(user_id: str, origin: Origin | None = None) -> Any:

@@ -36,6 +36,7 @@ from sqlalchemy.dialects.mysql import match
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from memory.lexical import MAX_MATCHES, boolean_query, fts5_match, searchable_user
+from memory.sql.prepared import PreparedRead
 from memory.sql.tables import facts
 
 # The FTS5 tables of migrations 3 and 4 (taught facts only): their rowid is `facts.seq`, and
@@ -62,15 +63,14 @@ async def facts_by_words(
         return []
     params: dict[str, str | int] = {f"match{i}": m for i, m in enumerate(matches)}
     params |= {"user_id": user_id, "cap": MAX_MATCHES + 1, "limit": limit}
-    statement = _statement(dialect, len(matches), taught)
-    rows = (await conn.execute(statement, params)).mappings().all()
+    rows = await _statement(dialect, len(matches), taught).rows(conn, **params)
     return [(row, float(row["score"])) for row in rows]
 
 
 @functools.cache
-def _statement(dialect: str, terms: int, taught: bool) -> Select[Any]:
+def _statement(dialect: str, terms: int, taught: bool) -> PreparedRead:
     """The search for a number of words (the words come as `:match0`, `:match1`...): built once
-    per size, since building it costs more than running it."""
+    per size, since building it costs more than running it, and sent by the driver."""
     per_term = [_holding(dialect, i, taught).limit(bindparam("cap")).subquery()
                 for i in range(terms)]
     hits = union_all(*(select(literal(i).label("term"), q.c.seq)
@@ -95,8 +95,9 @@ def _statement(dialect: str, terms: int, taught: bool) -> Select[Any]:
         .limit(bindparam("limit"))
         .subquery("scored")
     )
-    return (select(facts, scored.c.score).join_from(scored, facts, facts.c.seq == scored.c.seq)
-            .order_by(scored.c.score.desc(), scored.c.seq.desc()))
+    return PreparedRead(
+        select(facts, scored.c.score).join_from(scored, facts, facts.c.seq == scored.c.seq)
+        .order_by(scored.c.score.desc(), scored.c.seq.desc()))
 
 
 def _holding(dialect: str, term: int, taught: bool) -> Select[Any]:
