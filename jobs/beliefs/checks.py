@@ -126,6 +126,8 @@ class BeliefChecker:
         settled: dict[str, Belief] = {}  # this batch's beliefs as checked so far
         gone: set[str] = set()  # beliefs superseded by this batch's checks
         done: list[tuple[Belief, Settlement, list[Fact]]] = []
+        if not cases:
+            return done
         ids = sorted({b.id for case in cases for b in (case.new, *case.premises)})
         async with self.rows.settling(cases[0].new.user_id, ids) as settling:
             for case, judgements in zip(cases, judged, strict=True):
