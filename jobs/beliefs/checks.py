@@ -105,27 +105,28 @@ class BeliefChecker:
         premises = await self._premises(news, similarity)
         cases = [Case(new.belief, found) for new, found in zip(news, premises, strict=True)]
         judged = await self._judge.judge(cases)  # all or nothing: before anything is settled
-        for belief, settlement, superseded in await self._settle_all(cases, judged):
+        for case, settlement, superseded in await self._settle_all(cases, judged):
+            belief = case.new
             report.checked += 1
             report.superseded += len(superseded)
             if superseded:
                 log.info("Belief check for %s: %d superseded by %s", belief.user_id,
                          len(superseded), (settlement.winner or "")[:8])
                 await self._facts.unindex(superseded)
-                winner = next(b.fact for b in (belief, *self._premises_in(cases, belief))
+                winner = next(b.fact for b in (belief, *case.premises)
                               if b.id == settlement.winner)
                 await self._outdate_topics(superseded, winner)
 
     @again_after_deadlock  # two windows' checks of one user can meet on the same rows
     async def _settle_all(self, cases: Sequence[Case], judged: Sequence[Sequence[Judgement]]
-                          ) -> list[tuple[Belief, Settlement, list[Fact]]]:
+                          ) -> list[tuple[Case, Settlement, list[Fact]]]:
         """Decide the batch's beliefs in the order they were said and commit them together
         (one transaction, the conflicts read once); those another worker checked first are
         left out. Each decision sees the ones before it: a premise superseded is gone, one
         checked counts as checked."""
         settled: dict[str, Belief] = {}  # this batch's beliefs as checked so far
         gone: set[str] = set()  # beliefs superseded by this batch's checks
-        done: list[tuple[Belief, Settlement, list[Fact]]] = []
+        done: list[tuple[Case, Settlement, list[Fact]]] = []
         if not cases:
             return done
         ids = sorted({b.id for case in cases for b in (case.new, *case.premises)})
@@ -141,12 +142,8 @@ class BeliefChecker:
                     continue
                 gone.update(f.id for f in superseded)
                 settled[case.new.id] = replace(case.new, repeats=settlement.repeats)
-                done.append((case.new, settlement, superseded))
+                done.append((case, settlement, superseded))
         return done
-
-    @staticmethod
-    def _premises_in(cases: Sequence[Case], belief: Belief) -> Sequence[Belief]:
-        return next(case.premises for case in cases if case.new.id == belief.id)
 
     async def _outdate_topics(self, superseded: Sequence[Fact], winner: Fact) -> None:
         """Mark the topics that quote only what the superseded beliefs said (shown as earlier).

@@ -114,54 +114,13 @@ class SQLBeliefRows:
             pairs = (await conn.execute(select(q.earlier_id, q.later_id).where(
                 (q.user_id == user_id) & (q.status != SETTLED)
                 & (q.earlier_id.in_(ids) | q.later_id.in_(ids))))).all() if ids else []
-            yield Settling(self, conn, user_id, {(e, later) for e, later in pairs})
+            yield Settling(conn, user_id, {(e, later) for e, later in pairs}, self._flipped)
 
     @again_after_deadlock  # two windows' checks of one user can meet on the same rows
     async def settle(self, belief: Belief, settlement: Settlement) -> list[Fact] | None:
         """Commit one check alone (see `Settling.settle`)."""
         async with self.settling(belief.user_id, []) as settling:
             return await settling.settle(belief, settlement)
-
-    async def _settle(self, conn: AsyncConnection, belief: Belief, settlement: Settlement
-                      ) -> tuple[list[Fact], bool] | None:
-        won = await conn.execute(
-            update(facts).where(_mine(belief.user_id, [belief.id]) & facts.c.checked.is_(False))
-            .values(checked=True, repeats=settlement.repeats, subject=belief.subject))
-        if won.rowcount != 1:
-            return None
-        superseded = await self._supersede(conn, belief.user_id, settlement)
-        opened = (settlement.ask is not None
-                  and await self._open_question(conn, belief.user_id, *settlement.ask))
-        return superseded, opened
-
-    async def _supersede(self, conn: AsyncConnection, user_id: str,
-                         settlement: Settlement) -> list[Fact]:
-        if not settlement.losers:
-            return []
-        where = _mine(user_id, settlement.losers) & (facts.c.status == ACTIVE)
-        losers = (await conn.execute(select(facts).where(where))).mappings().all()
-        await conn.execute(update(facts).where(where).values(
-            status=SUPERSEDED, superseded_by=settlement.winner, confidence=self._flipped,
-            indexed=False))
-        q = belief_questions.c
-        await conn.execute(
-            update(belief_questions)
-            .where((q.user_id == user_id) & (q.status != SETTLED)
-                   & (q.earlier_id.in_(settlement.losers) | q.later_id.in_(settlement.losers)))
-            .values(status=SETTLED))
-        return [to_fact(row) for row in losers]
-
-    async def _open_question(self, conn: AsyncConnection, user_id: str, earlier: str,
-                             later: str) -> bool:
-        """Open the question about two beliefs, unless it was ever opened; whether it was."""
-        key = hashlib.sha256(f"{user_id}\x1f{earlier}\x1f{later}".encode()).hexdigest()[:32]
-        known = select(belief_questions.c.id).where(belief_questions.c.id == key)
-        if (await conn.execute(known)).first() is not None:
-            return False
-        await conn.execute(insert(belief_questions).values(
-            id=key, user_id=user_id, earlier_id=earlier, later_id=later, status=OPEN,
-            created_at=utcnow()))
-        return True
 
     async def next_question(self, user_id: str) -> tuple[Fact, Fact] | None:
         """The oldest conflict of the user not asked about yet whose two beliefs both still
@@ -245,12 +204,12 @@ class Settling:
     """A batch of one user's belief checks in one transaction (`SQLBeliefRows.settling`): each
     decision sees the conflicts the ones before it opened or settled."""
 
-    def __init__(self, rows: SQLBeliefRows, conn: AsyncConnection, user_id: str,
-                 open_pairs: set[tuple[str, str]]) -> None:
-        self._rows = rows
+    def __init__(self, conn: AsyncConnection, user_id: str, open_pairs: set[tuple[str, str]],
+                 flipped_confidence: float) -> None:
         self._conn = conn
         self._user_id = user_id
         self._open = open_pairs
+        self._flipped = flipped_confidence
 
     def disputed(self, ids: Sequence[str]) -> set[str]:
         """Which of these beliefs are one side of a conflict the user has not settled (among
@@ -262,15 +221,44 @@ class Settling:
         Returns the facts superseded, or None when another worker checked it first."""
         if belief.user_id != self._user_id:
             raise ValueError("A belief of another user settled in this user's batch")
-        done = await self._rows._settle(self._conn, belief, settlement)
-        if done is None:
+        won = await self._conn.execute(
+            update(facts).where(_mine(self._user_id, [belief.id]) & facts.c.checked.is_(False))
+            .values(checked=True, repeats=settlement.repeats, subject=belief.subject))
+        if won.rowcount != 1:
             return None
-        superseded, opened = done
+        superseded = await self._supersede(settlement)
         losers = set(settlement.losers)
         self._open = {pair for pair in self._open if not losers & set(pair)}
-        if opened and settlement.ask is not None:
+        if settlement.ask is not None and await self._open_question(*settlement.ask):
             self._open.add(settlement.ask)
         return superseded
+
+    async def _supersede(self, settlement: Settlement) -> list[Fact]:
+        if not settlement.losers:
+            return []
+        where = _mine(self._user_id, settlement.losers) & (facts.c.status == ACTIVE)
+        losers = (await self._conn.execute(select(facts).where(where))).mappings().all()
+        await self._conn.execute(update(facts).where(where).values(
+            status=SUPERSEDED, superseded_by=settlement.winner, confidence=self._flipped,
+            indexed=False))
+        q = belief_questions.c
+        await self._conn.execute(
+            update(belief_questions)
+            .where((q.user_id == self._user_id) & (q.status != SETTLED)
+                   & (q.earlier_id.in_(settlement.losers) | q.later_id.in_(settlement.losers)))
+            .values(status=SETTLED))
+        return [to_fact(row) for row in losers]
+
+    async def _open_question(self, earlier: str, later: str) -> bool:
+        """Open the question about two beliefs, unless it was ever opened; whether it was."""
+        key = hashlib.sha256(f"{self._user_id}\x1f{earlier}\x1f{later}".encode()).hexdigest()[:32]
+        known = select(belief_questions.c.id).where(belief_questions.c.id == key)
+        if (await self._conn.execute(known)).first() is not None:
+            return False
+        await self._conn.execute(insert(belief_questions).values(
+            id=key, user_id=self._user_id, earlier_id=earlier, later_id=later, status=OPEN,
+            created_at=utcnow()))
+        return True
 
 
 def _mine(user_id: str, ids: Sequence[str]) -> Any:
