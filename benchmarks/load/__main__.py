@@ -129,6 +129,8 @@ class Run:
     busy: float = 0.0  # the share of the machine's cores in use, saturated phase
     steady: list[Steady] = field(default_factory=list)
     peak_mb: float = 0.0  # the most resident memory a bot process held
+    drain_cpu: dict[str, float] = field(default_factory=dict)  # CPU seconds, jobs left after it
+    drain_windows: int = 0  # the windows summarized after the saturated phase
 
     @property
     def rate(self) -> float:
@@ -405,6 +407,19 @@ async def wait_for_jobs(settings: Settings, timeout: float = 900) -> int:
         await engine.dispose()
 
 
+async def windows_summarized(settings: Settings) -> int:
+    """The summary jobs done so far."""
+    engine = open_engine(settings.sql_url)
+    try:
+        async with engine.connect() as conn:
+            return int((await conn.execute(
+                select(func.count()).select_from(memory_jobs)
+                .where((memory_jobs.c.kind == "summarize") & (memory_jobs.c.status == "done"))
+            )).scalar_one())
+    finally:
+        await engine.dispose()
+
+
 async def audit(settings: Settings, users: int, seed_rounds: int, sent: Sequence[Sent],
                 records: dict[str, Any]) -> dict[str, int]:
     """What the database and the model server say of the messages `sent` to `users` users."""
@@ -474,7 +489,12 @@ async def run_once(processes: int, args: argparse.Namespace, vector_url: str,
             run.sent, run.seconds, run.in_flight = await drive(
                 ports, range(args.users), args.messages, args.in_flight, args.think_seconds)
             run.cpu, run.busy = meter.stop()
+            # The jobs left when the messages stop, alone: what upkeep costs a window.
+            summarized = await windows_summarized(settings)
+            meter = CpuMeter({"bot processes": [child.pid for child in children], **others})
             left = await wait_for_jobs(settings)
+            run.drain_cpu, _ = meter.stop()
+            run.drain_windows = await windows_summarized(settings) - summarized
             # Alone on warm processes, as the steady phases find them.
             solo, _, _ = await drive(ports[:1], [args.users], SOLO_MESSAGES, 1, 0.0)
             left += await wait_for_jobs(settings)
@@ -562,6 +582,12 @@ def print_runs(runs: list[Run]) -> None:
                           for name, seconds in run.cpu.items())
         print(f"  {run.processes} process(es): {parts}; machine busy {run.busy:.0%}; "
               f"serving a message (bot, MariaDB, chroma): {run.cpu_ms_per_message:.1f}")
+    for run in runs:
+        if run.drain_windows:
+            parts = ", ".join(f"{name} {seconds * 1000 / run.drain_windows:.0f}"
+                              for name, seconds in run.drain_cpu.items())
+            print(f"  {run.processes} process(es): the {run.drain_windows} windows summarized "
+                  f"after the saturated phase cost, in CPU ms a window: {parts}")
     for run in runs:
         print(f"  {run.processes} process(es): a bot process held at most {run.peak_mb:.0f} MB "
               "of resident memory")
