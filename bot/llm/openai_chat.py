@@ -1,72 +1,198 @@
-"""Any OpenAI-compatible chat endpoint: OpenAI, Ollama, vLLM, llama.cpp's server, LM Studio."""
+"""Any OpenAI-compatible chat endpoint: OpenAI, Ollama, vLLM, llama.cpp's server, LM Studio.
+
+The reply streams over aiohttp, read as server-sent events of plain JSON. The openai package's
+client (httpx and h11, in Python) cost about 5 ms of CPU a reply under load, most of a bot
+process's HTTP work; aiohttp parses HTTP in C (see docs/pages/performance.md).
+"""
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, Sequence
+import json
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
-import openai
-from openai import AsyncOpenAI
+import aiohttp
+from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt
+from tenacity.wait import wait_exponential_jitter
 
 from bot.errors import ModelUnavailable
 from memory.protocols import CUT_SHORT, ChatMessage
+
+# What the openai client retries, before a reply starts: a timeout, a lost connection, and these.
+RETRIED_STATUSES = frozenset({408, 409, 429}) | frozenset(range(500, 600))
+MAX_RETRY_AFTER = 60.0  # seconds: a longer wait asked for is not trusted (our backoff instead)
+CONNECTIONS = 1_000  # open at once, as the openai client allows
+READ_BUFFER = 2**20  # bytes: a streamed event is one line
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """Where the model is and how long to wait for it."""
+
+    base_url: str
+    api_key: str
+    timeout_seconds: float  # to connect, and between two pieces of a reply
+    max_retries: int
+
+
+class _Transient(Exception):
+    """An answer worth asking again, maybe after the wait the server asked for."""
+
+    def __init__(self, error: ModelUnavailable, retry_after: float | None = None) -> None:
+        super().__init__(str(error))
+        self.error = error
+        self.retry_after = retry_after
 
 
 class OpenAIChat:
     """`ChatModel` over the OpenAI API.
 
-    The client itself retries connection errors, 408, 429 and 5xx with exponential backoff
-    (`max_retries` on the client) before a reply starts; a failure after that is reported.
+    Connection errors, timeouts, 408, 409, 429 and 5xx are retried with exponential backoff
+    (`max_retries`, honouring a server's Retry-After) before a reply starts; a failure after
+    that is reported.
     """
 
     def __init__(
-        self, client: AsyncOpenAI, model: str, *, temperature: float, max_tokens: int
+        self, endpoint: Endpoint, model: str, *, temperature: float, max_tokens: int
     ) -> None:
-        self._client = client
+        self._endpoint = endpoint
+        self._url = endpoint.base_url.rstrip("/") + "/chat/completions"
         self._model = model
         self._temperature = temperature
         self._max_tokens = max_tokens
+        self._session: aiohttp.ClientSession | None = None  # opened at the first reply
         self.name = model
 
     async def stream(self, messages: Sequence[ChatMessage]) -> AsyncGenerator[str, None]:
+        body = {"model": self._model, "messages": list(messages),
+                "temperature": self._temperature, "max_tokens": self._max_tokens,
+                "stream": True}
+        response = await self._start(body)
+        finished = False
         try:
-            # Each piece is read as the JSON it is: the typed chunks of
-            # `chat.completions.create` cost 0.09 ms more a piece to build (a reply of 150
-            # tokens, 13 ms of CPU), and only a piece's text and end are read.
-            response = await self._client.post(
-                "/chat/completions",
-                body={"model": self._model, "messages": list(messages),
-                      "temperature": self._temperature, "max_tokens": self._max_tokens,
-                      "stream": True},
-                cast_to=object, stream=True, stream_cls=openai.AsyncStream[object])
-            try:
-                async for chunk in response:
-                    choice = _first_choice(chunk)
-                    if piece := (choice.get("delta") or {}).get("content"):
-                        yield piece
-                    if choice.get("finish_reason") == "length":
-                        yield CUT_SHORT
-            finally:  # a caller that stops early must not leave the server generating
-                await response.close()
-        except openai.APITimeoutError as error:
+            async for chunk in _events(response):
+                choice = _first_choice(chunk)
+                if piece := (choice.get("delta") or {}).get("content"):
+                    yield piece
+                if choice.get("finish_reason") == "length":
+                    yield CUT_SHORT
+            finished = True
+        except TimeoutError as error:
             raise ModelUnavailable("The language model took too long to answer.") from error
-        except openai.APIConnectionError as error:
-            raise ModelUnavailable(
-                f"The language model at {self._client.base_url} cannot be reached."
-            ) from error
-        except openai.AuthenticationError as error:
-            raise ModelUnavailable("The language model refused our API key.") from error
-        except openai.RateLimitError as error:
-            raise ModelUnavailable("The language model is busy (rate limited).") from error
-        except openai.APIStatusError as error:
-            raise ModelUnavailable(
-                f"The language model answered with an error ({error.status_code})."
-            ) from error
-        except openai.OpenAIError as error:
-            raise ModelUnavailable("The language model failed to answer.") from error
+        except aiohttp.ClientError as error:
+            raise ModelUnavailable("The language model stopped answering mid-reply.") from error
+        finally:
+            if finished:
+                response.release()
+            else:  # a caller that stops early must not leave the server generating
+                response.close()
+
+    async def _start(self, body: dict[str, Any]) -> aiohttp.ClientResponse:
+        """The response once the server accepted the request, after the retries it took."""
+        retrying = AsyncRetrying(
+            retry=retry_if_exception_type(_Transient),
+            stop=stop_after_attempt(self._endpoint.max_retries + 1),
+            wait=_server_asked_or_backoff, reraise=True)
+        try:
+            async for attempt in retrying:
+                with attempt:
+                    return await self._request(body)
+        except _Transient as failed:
+            raise failed.error from failed
+        raise AssertionError("tenacity ended without an attempt")  # pragma: no cover
+
+    async def _request(self, body: dict[str, Any]) -> aiohttp.ClientResponse:
+        try:
+            response = await self._open().post(self._url, json=body)
+        except TimeoutError as error:
+            raise _Transient(ModelUnavailable(
+                "The language model took too long to answer.")) from error
+        except aiohttp.ClientError as error:
+            raise _Transient(ModelUnavailable(
+                f"The language model at {self._endpoint.base_url} cannot be reached.")) from error
+        if response.status < 400:
+            return response
+        response.release()
+        failure = _status_failure(response.status)
+        if response.status in RETRIED_STATUSES:
+            raise _Transient(failure, _retry_after(response.headers))
+        raise failure
+
+    def _open(self) -> aiohttp.ClientSession:
+        if self._session is None or self._session.closed:
+            timeout = self._endpoint.timeout_seconds
+            self._session = aiohttp.ClientSession(
+                headers={"Authorization": f"Bearer {self._endpoint.api_key}"},
+                timeout=aiohttp.ClientTimeout(total=None, sock_connect=timeout,
+                                              sock_read=timeout),
+                connector=aiohttp.TCPConnector(limit=CONNECTIONS),
+                read_bufsize=READ_BUFFER)
+        return self._session
 
     async def aclose(self) -> None:
-        await self._client.close()
+        if self._session is not None:
+            await self._session.close()
+
+
+def _status_failure(status: int) -> ModelUnavailable:
+    if status == 401:
+        return ModelUnavailable("The language model refused our API key.")
+    if status == 429:
+        return ModelUnavailable("The language model is busy (rate limited).")
+    return ModelUnavailable(f"The language model answered with an error ({status}).")
+
+
+def _retry_after(headers: Any) -> float | None:
+    """The wait a server asked for (Retry-After in seconds, or retry-after-ms), if any."""
+    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
+        try:
+            return float(headers[name]) * scale
+        except (KeyError, ValueError):
+            continue
+    return None
+
+
+_backoff = wait_exponential_jitter(multiplier=0.5, max=8.0, jitter=0.25)
+
+
+def _server_asked_or_backoff(state: Any) -> float:
+    """The server's Retry-After when it gave a reasonable one, else exponential backoff."""
+    failure = state.outcome.exception() if state.outcome else None
+    asked = failure.retry_after if isinstance(failure, _Transient) else None
+    if asked is not None and 0 <= asked <= MAX_RETRY_AFTER:
+        return asked
+    return float(_backoff(state))
+
+
+async def _events(response: aiohttp.ClientResponse) -> AsyncIterator[Any]:
+    """The JSON of each server-sent event until `[DONE]` (an event's data lines joined)."""
+    data: list[str] = []
+    async for raw in response.content:
+        line = raw.decode("utf-8").rstrip("\r\n")
+        if line:
+            field, _, value = line.partition(":")
+            if field == "data":
+                data.append(value.removeprefix(" "))
+            continue
+        if not data:
+            continue
+        text, data = "\n".join(data), []
+        if text == "[DONE]":
+            return
+        yield _chunk(text)
+    if data and (text := "\n".join(data)) != "[DONE]":
+        yield _chunk(text)
+
+
+def _chunk(text: str) -> Any:
+    try:
+        chunk = json.loads(text)
+    except ValueError as error:
+        raise ModelUnavailable("The language model sent a reply we could not read.") from error
+    if isinstance(chunk, dict) and chunk.get("error"):
+        raise ModelUnavailable("The language model failed to answer.")
+    return chunk
 
 
 def _first_choice(chunk: object) -> dict[str, Any]:

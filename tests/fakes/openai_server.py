@@ -57,6 +57,7 @@ class ScriptedLLM:
     # left for the other requests (a memory job's second prompt, say).
     answers: dict[str, str] = field(default_factory=dict)
     requests: list[dict[str, Any]] = field(default_factory=list)
+    headers: list[dict[str, str]] = field(default_factory=list)  # of each chat request
     # What GET /v1/models lists, as Ollama or vLLM would; an `Error` refuses the listing.
     models: list[str] | Error = field(default_factory=lambda: list(DEFAULT_MODELS))
     in_flight: int = 0
@@ -73,6 +74,7 @@ class ScriptedLLM:
         self.script.clear()
         self.answers.clear()
         self.requests.clear()
+        self.headers.clear()
         self.models = list(DEFAULT_MODELS)
         self.in_flight = self.max_in_flight = 0
 
@@ -104,6 +106,7 @@ def _routes(state: ScriptedLLM) -> web.Application:
     async def chat(request: web.Request) -> web.StreamResponse:
         body = await request.json()
         state.requests.append(body)
+        state.headers.append(dict(request.headers))
         item = state.next_item(body)
         if isinstance(item, Error):
             return web.json_response({"error": {"message": item.message}}, status=item.status)

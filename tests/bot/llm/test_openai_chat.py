@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
-from openai import AsyncOpenAI
 
 from bot.errors import ModelUnavailable
-from bot.llm.openai_chat import OpenAIChat
+from bot.llm.openai_chat import Endpoint, OpenAIChat
 from memory.protocols import CUT_SHORT
 from tests.fakes.openai_server import Error, Reply, ScriptedLLM
 
@@ -14,8 +15,9 @@ MESSAGES = [{"role": "system", "content": "be nice"}, {"role": "user", "content"
 
 
 def _chat(base_url: str, *, retries: int = 2, timeout: float = 10) -> OpenAIChat:
-    client = AsyncOpenAI(base_url=base_url, api_key="x", max_retries=retries, timeout=timeout)
-    return OpenAIChat(client, "fake-model", temperature=0.5, max_tokens=50)
+    endpoint = Endpoint(base_url=base_url, api_key="x", timeout_seconds=timeout,
+                        max_retries=retries)
+    return OpenAIChat(endpoint, "fake-model", temperature=0.5, max_tokens=50)
 
 
 async def _collect(chat: OpenAIChat) -> list[str]:
@@ -37,6 +39,33 @@ async def test_transient_errors_are_retried_with_backoff(llm: ScriptedLLM, statu
     llm.enqueue(Error(status), Error(status), "finally")
     assert await _collect(_chat(llm.base_url, retries=2)) == ["finally"]
     assert len(llm.chat_requests) == 3
+
+
+async def test_a_refused_request_is_not_asked_again(llm: ScriptedLLM) -> None:
+    llm.enqueue(Error(400, "bad request"), "never read")
+    with pytest.raises(ModelUnavailable, match=r"answered with an error \(400\)"):
+        await _collect(_chat(llm.base_url, retries=3))
+    assert len(llm.chat_requests) == 1
+
+
+async def test_the_key_is_sent_as_a_bearer_token(llm: ScriptedLLM) -> None:
+    llm.enqueue("hello")
+    await _collect(_chat(llm.base_url))
+    assert llm.headers[-1]["Authorization"] == "Bearer x"
+
+
+async def test_a_reader_that_stops_early_stops_the_server_writing(llm: ScriptedLLM) -> None:
+    llm.enqueue(Reply("one two three four five six seven eight", delay=0.2))
+    chat = _chat(llm.base_url)
+    stream = chat.stream(MESSAGES)  # type: ignore[arg-type]
+    assert await anext(stream) == "one"
+    await stream.aclose()
+    for _ in range(100):  # the server notices at its next piece
+        if llm.in_flight == 0:
+            break
+        await asyncio.sleep(0.05)
+    assert llm.in_flight == 0
+    await chat.aclose()
 
 
 async def test_persistent_outage_gives_a_clear_message(llm: ScriptedLLM) -> None:
