@@ -119,13 +119,12 @@ class SQLFactRows:
         return await asyncio.shield(reading)  # one asker giving up stops no other's read
 
     async def _read_provisional(self, user_id: str) -> list[tuple[Fact, np.ndarray]]:
-        mine = (_active_of(user_id) & facts.c.provisional.is_(True) & facts.c.indexed.is_(True)
-                & facts.c.vector.is_not(None))
         async with self._autocommit.connect() as conn:
-            ids = list((await conn.execute(select(facts.c.id).where(mine))).scalars())
+            ids = [row["id"] for row in await _PROVISIONAL_IDS.rows(conn, user_id=user_id)]
             if missing := [i for i in ids if i not in self._provisional]:
                 rows = (await conn.execute(select(facts).where(
-                    mine & facts.c.id.in_(missing)))).mappings().all()
+                    _searched_provisional(facts.c.user_id == user_id)
+                    & facts.c.id.in_(missing)))).mappings().all()
                 for row in rows:
                     self._remember(to_fact(row), base64.b64decode(row["vector"]))
         return [self._provisional[i] for i in ids if i in self._provisional]
@@ -328,6 +327,18 @@ def _newest_on(subjects: int) -> PreparedRead:
     # on disk when they carry text columns (1-2 ms a turn).
     newest = union_all(*(select(each) for each in newest_each)).subquery("newest")
     return PreparedRead(select(facts).join_from(newest, facts, facts.c.seq == newest.c.seq))
+
+
+def _searched_provisional(mine: Any) -> Any:
+    """The active provisional facts searched by meaning in SQL (embedded by the model in use)
+    among `mine`."""
+    return (mine & (facts.c.status == ACTIVE) & facts.c.provisional.is_(True)
+            & facts.c.indexed.is_(True) & facts.c.vector.is_not(None))
+
+
+# Read on every turn: the ids of the user's provisional facts (their rows are kept).
+_PROVISIONAL_IDS = PreparedRead(select(facts.c.id).where(
+    _searched_provisional(facts.c.user_id == bindparam("user_id"))))
 
 
 def _active_of(user_id: str, origin: Origin | None = None) -> Any:
