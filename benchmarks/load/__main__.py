@@ -491,6 +491,7 @@ async def run_once(processes: int, args: argparse.Namespace, vector_url: str,
             run.cpu, run.busy = meter.stop()
             # The jobs left when the messages stop, alone: what upkeep costs a window.
             summarized = await windows_summarized(settings)
+            print(f"  {len(run.sent)} messages answered; the memory jobs left ...", flush=True)
             meter = CpuMeter({"bot processes": [child.pid for child in children], **others})
             left = await wait_for_jobs(settings)
             run.drain_cpu, _ = meter.stop()

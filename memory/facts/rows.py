@@ -162,6 +162,17 @@ class SQLFactRows:
             await conn.execute(insert(facts).values(
                 {**kept, "text": "", "status": FORGOTTEN, "indexed": True}))
 
+    async def replaced_without_vectors(self, user_id: str, fact_ids: Sequence[str]
+                                       ) -> list[str]:
+        """Those of these replaced provisional facts whose rows hold no vector."""
+        if not fact_ids:
+            return []
+        query = select(facts.c.id).where(
+            (facts.c.user_id == user_id) & facts.c.id.in_(list(fact_ids))
+            & (facts.c.status == REPLACED) & facts.c.vector.is_(None))
+        async with self._autocommit.connect() as conn:
+            return list((await conn.execute(query)).scalars())
+
     async def delete_replaced(self, user_id: str, fact_ids: Sequence[str]) -> None:
         """Delete replaced provisional facts, once their vectors are out of the index."""
         if fact_ids:

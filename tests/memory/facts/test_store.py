@@ -6,8 +6,12 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import UTC, datetime
 
+from sqlalchemy import func, select, update
+
 from bot.app.stores import Stores
+from memory.facts.rows import REPLACED
 from memory.lexical import MAX_MATCHES
+from memory.sql.tables import facts
 from memory.types import Fact, Speaker
 
 SAID = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
@@ -73,6 +77,27 @@ async def test_a_provisional_fact_is_found_by_meaning_from_its_row_and_only_the_
     await stores.facts.retract("ana", said.id)
     assert [f.text for f, _ in await stores.facts.by_meaning("ana", vector, 10)] == [
         "My brother plays the drums."]
+
+
+async def test_replaced_provisional_facts_leave_every_search_kept_before_their_rows_held_vectors(
+        stores: Stores) -> None:
+    # Before migration 12 a provisional fact's vector went into the index, not its row.
+    older = replace(_fact(1, "ana", "I moved to Xiamen in 2019."), provisional=True)
+    await stores.facts.rows.insert_provisional([older], None)
+    await stores.facts.index([replace(older, provisional=False)])
+    newer = replace(_fact(2, "ana", "My brother plays the drums in Xiamen."), provisional=True)
+    await stores.facts.keep_provisional([newer])
+    [vector] = await stores.embedder.embed(["Xiamen"])
+    assert len(await stores.facts.by_meaning("ana", vector, 10)) == 2
+    ids = [older.id, newer.id]
+    async with stores.engine.begin() as conn:  # as their window's summary marks them
+        await conn.execute(update(facts).where(facts.c.id.in_(ids))
+                           .values(status=REPLACED, indexed=False))
+    await stores.facts.drop_replaced([older, newer])
+    assert await stores.facts.by_meaning("ana", vector, 10) == []
+    async with stores.engine.connect() as conn:
+        left = await conn.scalar(select(func.count()).where(facts.c.id.in_(ids)))
+    assert left == 0
 
 
 async def test_a_fact_retracted_while_it_was_indexed_stays_out_of_the_index(
