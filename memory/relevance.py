@@ -189,8 +189,9 @@ class Relevance:
     async def _taught(
         self, user_id: str, text: str, pending: Awaitable[Vector | None]
     ) -> list[Found]:
-        """The taught facts closest to `text`, by words and by meaning, best first."""
-        if not self.plan.facts:
+        """The taught facts closest to `text`, by words and by meaning, best first. Most
+        people never teach: one indexed read saves their turns both searches."""
+        if not self.plan.facts or not await self._facts.rows.taught_any(user_id):
             return []
         by_words = (self._facts.by_words(user_id, text, TAUGHT, taught=True)
                     if self.plan.by_words else _nothing())

@@ -7,6 +7,7 @@ is kept whole, in the words it was said in, so a memory can never claim what nob
 
 from __future__ import annotations
 
+import functools
 import re
 
 from sentencex import segment
@@ -50,6 +51,7 @@ lol omg bye exciting excited interesting inspiring impressive
 MIN_CONTENT_WORDS = 2
 MIN_WORDS = 3
 MAX_FACT_CHARS = 300  # a fact is a short statement; a wall of text is no fact
+MESSAGES_KEPT = 20_000  # messages whose statements one process keeps
 # How a companion suggests or answers something concrete.
 _ADVICE = re.compile(
     r"\b(?:you should|you could|you might|try|recommend\w*|suggest\w*|how about|consider|"
@@ -111,6 +113,13 @@ def self_statements(text: str) -> list[str]:
 
 
 def user_facts(text: str) -> list[str]:
+    """Sentences of the user worth keeping as facts (see `_user_facts`). Kept by text: a
+    message is read at its turn and again when its window is summarized."""
+    return list(_user_facts(text))
+
+
+@functools.lru_cache(maxsize=MESSAGES_KEPT)
+def _user_facts(text: str) -> tuple[str, ...]:
     """Sentences of the user worth keeping as facts: about themselves and their life. A
     sentence about the companion alone ("You're doing an awesome job!") is left out, and so is
     one that follows a question about the person in the same message: it frames the question
@@ -124,11 +133,11 @@ def user_facts(text: str) -> list[str]:
         if _about_their_life(sentence):
             kept.append(sentence)
     if kept or len(sentences) < 2 or not all(map(_fragment, sentences)):
-        return kept
+        return tuple(kept)
     # A terse message is cut where no piece says enough alone ("pipefitter. long days",
     # "truck's a f-150. runs fine"): read whole, it does.
     whole = " ".join(sentences)
-    return [whole] if _about_their_life(whole) else []
+    return (whole,) if _about_their_life(whole) else ()
 
 
 def _fragment(sentence: str) -> bool:

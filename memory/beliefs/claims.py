@@ -15,6 +15,7 @@ memories side by side.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -31,6 +32,7 @@ class Claim:
     value: str
 
 
+CLAIMS_KEPT = 20_000  # statements whose claims one process keeps
 _SENTENCES = re.compile(r"(?<=[.!?…;])\s+|\n+|\s+(?:but|and then|though)\s+", re.I)
 # Whatever these say is not how things are now.
 _NOT_NOW = re.compile(
@@ -422,8 +424,11 @@ def _diet(word: str) -> str:
     return {"veggie": "vegetarian", "pescetarian": "pescatarian"}.get(word, word)
 
 
+@functools.lru_cache(maxsize=CLAIMS_KEPT)
 def claim_of(text: str) -> Claim | None:
-    """The one claim a statement makes about its speaker, or None (none, several, or unsure)."""
+    """The one claim a statement makes about its speaker, or None (none, several, or unsure).
+    Kept by text: a window's belief checks read each premise's claim once for every new belief
+    beside it (about 9% of a bot process's upkeep before)."""
     found = {claim for sentence in _SENTENCES.split(straight_quotes(text))
              if (claim := _claim_of_sentence(sentence.strip())) is not None}
     return found.pop() if len(found) == 1 else None

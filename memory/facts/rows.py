@@ -192,6 +192,11 @@ class SQLFactRows:
             found = await facts_by_words(conn, user_id, terms, limit, taught=taught)
         return [(to_fact(row), score) for row, score in found]
 
+    async def taught_any(self, user_id: str) -> bool:
+        """Whether the user has an active taught fact."""
+        async with self._autocommit.connect() as conn:
+            return bool(await _TAUGHT_ANY.rows(conn, user_id=user_id))
+
     async def subjects_of(self, user_id: str, fact_ids: Sequence[str]) -> dict[str, str]:
         """The subjects of these facts of the user that have one, by id."""
         if not fact_ids:
@@ -350,6 +355,11 @@ def _searched_provisional(mine: Any) -> Any:
 # Read on every turn: the ids of the user's provisional facts (their rows are kept).
 _PROVISIONAL_IDS = PreparedRead(select(facts.c.id).where(
     _searched_provisional(facts.c.user_id == bindparam("user_id"))))
+
+
+_TAUGHT_ANY = PreparedRead(select(facts.c.seq).where(
+    (facts.c.user_id == bindparam("user_id")) & (facts.c.origin == Origin.TAUGHT.value)
+    & (facts.c.status == ACTIVE)).limit(1))
 
 
 def _active_of(user_id: str, origin: Origin | None = None) -> Any:

@@ -12,11 +12,11 @@ from typing import Any
 from sqlalchemy import bindparam, delete, func, insert, select, update
 from sqlalchemy.dialects import mysql, sqlite
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 from memory.sql.engine import as_utc, utcnow
 from memory.sql.failures import again_after_deadlock
-from memory.sql.prepared import PreparedRead
+from memory.sql.prepared import PreparedRead, PreparedWrite
 from memory.sql.tables import pool_entries, pool_optins, reply_messages
 from memory.types import PoolEntry, PoolStatus
 
@@ -154,11 +154,14 @@ class SQLPoolRows:
     async def remember_reply(self, keys: Sequence[str], user_id: str, round_id: int) -> None:
         """The platform messages that showed a reply, so a reaction to one finds its round (a
         key stored before now names this round)."""
-        rows = [{"message_key": k, "user_id": user_id, "round_id": round_id,
-                 "created_at": utcnow()} for k in keys]
-        if rows:
-            async with self._engine.begin() as conn:
-                await conn.execute(_upsert(conn), rows)
+        if not keys:
+            return
+        now = utcnow()
+        async with self._engine.begin() as conn:
+            remember = _REMEMBER_REPLY[conn.dialect.name == "sqlite"]
+            for key in keys:  # one a reply, nearly always
+                await remember.run(conn, message_key=key, user_id=user_id, round_id=round_id,
+                                   created_at=now)
 
     async def round_of_reply(self, key: str, user_id: str) -> int | None:
         """The round a message showed, when it was a reply to `user_id` (reactions to another
@@ -197,15 +200,21 @@ _OPTED_IN = PreparedRead(select(pool_optins.c.user_id)
                          .where(pool_optins.c.user_id == bindparam("user_id")))
 
 
-def _upsert(conn: AsyncConnection) -> Any:
-    """Insert reply messages, or point the stored ones at the new round, in one statement:
-    MariaDB's gap locks deadlock two replies that first delete keys not stored yet."""
+def _upsert(sqlite_dialect: bool) -> PreparedWrite:
+    """Insert a reply message, or point the stored one at the new round, in one statement:
+    MariaDB's gap locks deadlock two replies that first delete keys not stored yet. Sent by
+    the driver: one runs after every reply."""
+    values = {name: bindparam(name, type_=reply_messages.c[name].type)
+              for name in ("message_key", "user_id", "round_id", "created_at")}
     new_values = ("user_id", "round_id", "created_at")
-    if conn.dialect.name == "sqlite":
-        added = sqlite.insert(reply_messages)
-        return added.on_conflict_do_update(
+    if sqlite_dialect:
+        added = sqlite.insert(reply_messages).values(values)
+        return PreparedWrite(added.on_conflict_do_update(
             index_elements=[reply_messages.c.message_key],
-            set_={name: added.excluded[name] for name in new_values})
-    added_mysql = mysql.insert(reply_messages)
-    return added_mysql.on_duplicate_key_update(
-        {name: added_mysql.inserted[name] for name in new_values})
+            set_={name: added.excluded[name] for name in new_values}))
+    added_mysql = mysql.insert(reply_messages).values(values)
+    return PreparedWrite(added_mysql.on_duplicate_key_update(
+        {name: added_mysql.inserted[name] for name in new_values}))
+
+
+_REMEMBER_REPLY = {True: _upsert(True), False: _upsert(False)}

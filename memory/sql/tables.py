@@ -194,6 +194,7 @@ facts = Table(
     Index("ix_facts_user_subject", "user_id", "subject"),
     Index("ix_facts_user_subject_said", "user_id", "subject", "said_at"),
     Index("ix_facts_user_provisional", "user_id", "provisional", "status"),
+    Index("ix_facts_user_origin_status", "user_id", "origin", "status"),
     **_MYSQL,
 )
 # MySQL's FULLTEXT matching follows the column's collation: a binary one would make it
