@@ -104,7 +104,14 @@ class OpenAIChat:
 
     async def _request(self, body: dict[str, Any]) -> aiohttp.ClientResponse:
         try:
-            response = await self._open().post(self._url, json=body)
+            try:
+                response = await self._open().post(self._url, json=body)
+            except (aiohttp.ServerDisconnectedError, aiohttp.ClientOSError) as lost:
+                if isinstance(lost, aiohttp.ClientConnectorError):  # no connection made at all
+                    raise
+                # A kept-alive connection the server closed as it was taken (servers close idle
+                # ones after a few seconds): once more at once, on another connection.
+                response = await self._open().post(self._url, json=body)
         except TimeoutError as error:
             raise _Transient(ModelUnavailable(
                 "The language model took too long to answer.")) from error

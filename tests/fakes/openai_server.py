@@ -34,6 +34,9 @@ class Reply:
     hold: threading.Event | None = None
     fail_after: int | None = None  # drop the connection after this many pieces
     finish: str = "stop"  # "length": the reply reached max_tokens
+    # Close the connection once the reply is sent, without a word: as a server closes a
+    # kept-alive connection it found idle, just as the client takes it again.
+    close_after: bool = False
 
 
 @dataclass(frozen=True)
@@ -173,6 +176,9 @@ async def _write_pieces(request: web.Request, response: web.StreamResponse, item
         await response.write(f"data: {json.dumps(_chunk(piece))}\n\n".encode())
     await response.write(f"data: {json.dumps(_chunk(None, finish=item.finish))}\n\n".encode())
     await response.write(b"data: [DONE]\n\n")
+    if item.close_after:
+        await response.write_eof()
+        request.transport.close()  # type: ignore[union-attr]
 
 
 def _chunk(piece: str | None, finish: str | None = None) -> dict[str, Any]:

@@ -41,6 +41,13 @@ async def test_transient_errors_are_retried_with_backoff(llm: ScriptedLLM, statu
     assert len(llm.chat_requests) == 3
 
 
+async def test_a_kept_alive_connection_the_server_closed_is_no_failure(llm: ScriptedLLM) -> None:
+    llm.enqueue(*(Reply(f"reply {n}", close_after=True) for n in range(5)))
+    chat = _chat(llm.base_url, retries=0)
+    assert ["".join(await _collect(chat)) for _ in range(5)] == [f"reply {n}" for n in range(5)]
+    await chat.aclose()
+
+
 async def test_a_refused_request_is_not_asked_again(llm: ScriptedLLM) -> None:
     llm.enqueue(Error(400, "bad request"), "never read")
     with pytest.raises(ModelUnavailable, match=r"answered with an error \(400\)"):
