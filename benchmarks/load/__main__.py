@@ -16,7 +16,9 @@ different processes. At most `--in-flight` messages are unanswered at any time (
 reads each reply for `--think-seconds` before the next message, and every tenth user sends two
 messages at once to two processes. That phase keeps the processes saturated: its messages per
 second are the capacity, and the CPU each part used in it, per message, is what a message costs
-(upkeep included: every user's first window is summarized then).
+(upkeep included: every user's first window is summarized then). The windows still waiting
+when the messages stop are summarized alone: the CPU each part spends then, per window, is what
+upkeep costs a window.
 
 Then the steady phases (open loop): once the memory jobs are done, messages arrive at random
 (Poisson) at 25%, 50% and 75% of that capacity for `--steady-seconds` each, whatever is still

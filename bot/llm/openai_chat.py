@@ -1,12 +1,13 @@
 """Any OpenAI-compatible chat endpoint: OpenAI, Ollama, vLLM, llama.cpp's server, LM Studio.
 
-The reply streams over aiohttp, read as server-sent events of plain JSON. The openai package's
-client (httpx and h11, in Python) cost about 5 ms of CPU a reply under load, most of a bot
-process's HTTP work; aiohttp parses HTTP in C (see docs/pages/performance.md).
+The reply streams over aiohttp, read as server-sent events of plain JSON. Under load the
+openai package's client (httpx, httpcore and h11, in Python) was 14% of a bot process's samples
+holding the interpreter lock; aiohttp parses HTTP in C (see docs/pages/performance.md).
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from dataclasses import dataclass
@@ -36,6 +37,16 @@ class Endpoint:
     max_retries: int
 
 
+class ModelAnswered(Exception):
+    """The model server answered a request with an HTTP error: the cause of the
+    `ModelUnavailable` a caller sees (`companion doctor` reads it)."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(f"{status}: {message}")
+        self.status = status
+        self.message = message
+
+
 class _Transient(Exception):
     """An answer worth asking again, maybe after the wait the server asked for."""
 
@@ -62,6 +73,7 @@ class OpenAIChat:
         self._temperature = temperature
         self._max_tokens = max_tokens
         self._session: aiohttp.ClientSession | None = None  # opened at the first reply
+        self._loop: asyncio.AbstractEventLoop | None = None  # the session's
         self.name = model
 
     async def stream(self, messages: Sequence[ChatMessage]) -> AsyncGenerator[str, None]:
@@ -99,7 +111,7 @@ class OpenAIChat:
                 with attempt:
                     return await self._request(body)
         except _Transient as failed:
-            raise failed.error from failed
+            raise failed.error from failed.error.__cause__
         raise AssertionError("tenacity ended without an attempt")  # pragma: no cover
 
     async def _request(self, body: dict[str, Any]) -> aiohttp.ClientResponse:
@@ -113,21 +125,26 @@ class OpenAIChat:
                 # ones after a few seconds): once more at once, on another connection.
                 response = await self._open().post(self._url, json=body)
         except TimeoutError as error:
-            raise _Transient(ModelUnavailable(
-                "The language model took too long to answer.")) from error
+            raise _Transient(_caused("The language model took too long to answer.", error)
+                             ) from error
         except aiohttp.ClientError as error:
-            raise _Transient(ModelUnavailable(
-                f"The language model at {self._endpoint.base_url} cannot be reached.")) from error
+            raise _Transient(_caused(
+                f"The language model at {self._endpoint.base_url} cannot be reached.", error)
+            ) from error
         if response.status < 400:
             return response
-        response.release()
-        failure = _status_failure(response.status)
+        answered = ModelAnswered(response.status, await _error_message(response))
+        failure = _caused(_status_failure(response.status), answered)
         if response.status in RETRIED_STATUSES:
             raise _Transient(failure, _retry_after(response.headers))
         raise failure
 
     def _open(self) -> aiohttp.ClientSession:
-        if self._session is None or self._session.closed:
+        """The session of the running event loop (a session serves the loop it was made in:
+        a command may run one loop after another)."""
+        loop = asyncio.get_running_loop()
+        if self._session is None or self._session.closed or self._loop is not loop:
+            self._loop = loop
             timeout = self._endpoint.timeout_seconds
             self._session = aiohttp.ClientSession(
                 headers={"Authorization": f"Bearer {self._endpoint.api_key}"},
@@ -142,12 +159,37 @@ class OpenAIChat:
             await self._session.close()
 
 
-def _status_failure(status: int) -> ModelUnavailable:
+def _caused(message: str, cause: BaseException) -> ModelUnavailable:
+    """What the person is told, with what happened as its cause (kept through the retries)."""
+    failure = ModelUnavailable(message)
+    failure.__cause__ = cause
+    return failure
+
+
+def _status_failure(status: int) -> str:
     if status == 401:
-        return ModelUnavailable("The language model refused our API key.")
+        return "The language model refused our API key."
     if status == 429:
-        return ModelUnavailable("The language model is busy (rate limited).")
-    return ModelUnavailable(f"The language model answered with an error ({status}).")
+        return "The language model is busy (rate limited)."
+    return f"The language model answered with an error ({status})."
+
+
+async def _error_message(response: aiohttp.ClientResponse) -> str:
+    """The server's own words for an error: OpenAI's `{"error": {"message": ...}}`, or the
+    start of its body."""
+    try:
+        body = await response.text(errors="replace")
+    except (aiohttp.ClientError, TimeoutError):
+        return response.reason or ""
+    finally:
+        response.release()
+    try:
+        said = json.loads(body)
+    except ValueError:
+        return body.strip()[:200]
+    error = said.get("error") if isinstance(said, dict) else None
+    message = error.get("message") if isinstance(error, dict) else error
+    return str(message or body.strip())[:200]
 
 
 def _retry_after(headers: Any) -> float | None:
@@ -176,7 +218,7 @@ async def _events(response: aiohttp.ClientResponse) -> AsyncIterator[Any]:
     """The JSON of each server-sent event until `[DONE]` (an event's data lines joined)."""
     data: list[str] = []
     async for raw in response.content:
-        line = raw.decode("utf-8").rstrip("\r\n")
+        line = raw.decode("utf-8", errors="replace").rstrip("\r\n")
         if line:
             field, _, value = line.partition(":")
             if field == "data":

@@ -7,7 +7,7 @@ import os
 import time
 from contextlib import aclosing
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from bot.cli.doctor.check import Check, Where
 from bot.cli.doctor.timeouts import CHAT_TIMEOUT
@@ -74,37 +74,29 @@ def _chat_fix(chosen: LLMSettings, where: Where) -> str:
 
 
 def _chat_failure(chosen: LLMSettings, error: ModelUnavailable, where: Where) -> Check:
-    """The reason the OpenAI client gave (the user-facing message is too general here)."""
-    import openai
+    """The reason the model's client gave (the user-facing message is too general here)."""
+    from bot.llm.openai_chat import ModelAnswered
 
     cause = error.__cause__
     base = chosen.base_url
     if chosen.provider != "openai" or cause is None:
         return Check("chat model", False, str(error), _chat_fix(chosen, where))
-    if isinstance(cause, openai.APITimeoutError):  # before its base class, APIConnectionError
+    if isinstance(cause, TimeoutError):
         return Check("chat model", False, f"{base} did not answer within "
                      f"{chosen.timeout_seconds:g} s", _chat_fix(chosen, where))
-    if isinstance(cause, openai.APIConnectionError):
+    if not isinstance(cause, ModelAnswered):  # no answer at all: the connection failed
         return Check("chat model", False, f"cannot reach {base} ({root_cause(cause)})",
                      f"start the model server, or {SETUP}correct {where('llm.base_url')}")
-    if not isinstance(cause, openai.APIStatusError):
-        return Check("chat model", False, f"{error} ({cause})", _chat_fix(chosen, where))
-    said = f"{cause.status_code}: {_status_message(cause)}"
+    said = f"{cause.status}: {cause.message}"
     key = chosen.api_key_env
-    if isinstance(cause, openai.AuthenticationError | openai.PermissionDeniedError):
+    if cause.status in (401, 403):
         unset = "" if os.environ.get(key) else " (it is not set now)"
         return Check("chat model", False, f"{base} refused the API key ({said})",
                      f"{SETUP}set the environment variable {key} (named by llm.api_key_env) "
                      f"to a valid key{unset}")
-    if isinstance(cause, openai.NotFoundError):
+    if cause.status == 404:
         return Check("chat model", False, f"{base} has no model '{chosen.model}' ({said})",
                      f"{SETUP}correct {where('llm.model')}, or llm.base_url (usually ending "
                      "in /v1)")
     return Check("chat model", False, f"{base} answered with an error ({said})",
                  _chat_fix(chosen, where))
-
-
-def _status_message(error: Any) -> str:
-    body = error.body
-    message = body.get("message") if isinstance(body, dict) else None
-    return str(message or error.message)[:200]

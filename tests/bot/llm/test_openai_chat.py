@@ -48,6 +48,13 @@ async def test_a_kept_alive_connection_the_server_closed_is_no_failure(llm: Scri
     await chat.aclose()
 
 
+def test_one_client_answers_in_one_event_loop_after_another(llm: ScriptedLLM) -> None:
+    chat = _chat(llm.base_url)  # as a command that runs one loop, then another
+    llm.enqueue("first", "second")
+    assert asyncio.run(_collect(chat)) == ["first"]
+    assert asyncio.run(_collect(chat)) == ["second"]
+
+
 async def test_a_refused_request_is_not_asked_again(llm: ScriptedLLM) -> None:
     llm.enqueue(Error(400, "bad request"), "never read")
     with pytest.raises(ModelUnavailable, match=r"answered with an error \(400\)"):
