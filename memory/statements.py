@@ -51,7 +51,8 @@ lol omg bye exciting excited interesting inspiring impressive
 MIN_CONTENT_WORDS = 2
 MIN_WORDS = 3
 MAX_FACT_CHARS = 300  # a fact is a short statement; a wall of text is no fact
-MESSAGES_KEPT = 20_000  # messages whose statements one process keeps
+MESSAGES_KEPT = 20_000  # messages whose statements one process keeps (at most about 12 MB)
+KEPT_MESSAGE_CHARS = 500
 # How a companion suggests or answers something concrete.
 _ADVICE = re.compile(
     r"\b(?:you should|you could|you might|try|recommend\w*|suggest\w*|how about|consider|"
@@ -113,8 +114,11 @@ def self_statements(text: str) -> list[str]:
 
 
 def user_facts(text: str) -> list[str]:
-    """Sentences of the user worth keeping as facts (see `_user_facts`). Kept by text: a
-    message is read at its turn and again when its window is summarized."""
+    """Sentences of the user worth keeping as facts (see `_user_facts`). Kept by text, the
+    length of a chat message at most: a message is read at its turn and again when its window
+    is summarized."""
+    if len(text) > KEPT_MESSAGE_CHARS:
+        return list(_user_facts.__wrapped__(text))
     return list(_user_facts(text))
 
 
