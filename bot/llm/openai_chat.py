@@ -17,7 +17,7 @@ import aiohttp
 from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt
 from tenacity.wait import wait_exponential_jitter
 
-from bot.errors import ModelUnavailable
+from bot.errors import ModelAnswered, ModelUnavailable
 from memory.protocols import CUT_SHORT, ChatMessage
 
 # What the openai client retries, before a reply starts: a timeout, a lost connection, and these.
@@ -35,16 +35,6 @@ class Endpoint:
     api_key: str
     timeout_seconds: float  # to connect, and between two pieces of a reply
     max_retries: int
-
-
-class ModelAnswered(Exception):
-    """The model server answered a request with an HTTP error: the cause of the
-    `ModelUnavailable` a caller sees (`companion doctor` reads it)."""
-
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(f"{status}: {message}")
-        self.status = status
-        self.message = message
 
 
 class _Transient(Exception):

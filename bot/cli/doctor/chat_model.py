@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from bot.cli.doctor.check import Check, Where
 from bot.cli.doctor.timeouts import CHAT_TIMEOUT
-from bot.errors import ConfigError, ModelUnavailable
+from bot.errors import ConfigError, ModelAnswered, ModelUnavailable
 from bot.network import root_cause
 from bot.settings import Settings
 from memory.protocols import ChatMessage
@@ -75,8 +75,6 @@ def _chat_fix(chosen: LLMSettings, where: Where) -> str:
 
 def _chat_failure(chosen: LLMSettings, error: ModelUnavailable, where: Where) -> Check:
     """The reason the model's client gave (the user-facing message is too general here)."""
-    from bot.llm.openai_chat import ModelAnswered
-
     cause = error.__cause__
     base = chosen.base_url
     if chosen.provider != "openai" or cause is None:
