@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import aiohttp
-from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt
 from tenacity.wait import wait_exponential_jitter
 
 from bot.errors import ModelAnswered, ModelUnavailable
@@ -195,7 +195,7 @@ def _retry_after(headers: Any) -> float | None:
 _backoff = wait_exponential_jitter(multiplier=0.5, max=8.0, jitter=0.25)
 
 
-def _server_asked_or_backoff(state: Any) -> float:
+def _server_asked_or_backoff(state: RetryCallState) -> float:
     """The server's Retry-After when it gave a reasonable one, else exponential backoff."""
     failure = state.outcome.exception() if state.outcome else None
     asked = failure.retry_after if isinstance(failure, _Transient) else None
