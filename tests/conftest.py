@@ -63,7 +63,7 @@ def _mysql_database() -> Iterator[str]:
     with admin.cursor() as cursor:
         cursor.execute(f"CREATE DATABASE {name} CHARACTER SET utf8mb4 COLLATE utf8mb4_bin")
     try:
-        yield f"mysql+aiomysql://root@127.0.0.1:3306/{name}"
+        yield f"mysql+asyncmy://root@127.0.0.1:3306/{name}"
     finally:
         admin.close()
         # A new connection: a test may have restarted MariaDB meanwhile.

@@ -253,7 +253,7 @@ def mysql_database(name: str) -> Iterator[str]:
         cursor.execute(f"DROP DATABASE IF EXISTS {name}")
         cursor.execute(f"CREATE DATABASE {name} CHARACTER SET utf8mb4 COLLATE utf8mb4_bin")
     try:
-        yield f"mysql+aiomysql://root@127.0.0.1:3306/{name}"
+        yield f"mysql://root@127.0.0.1:3306/{name}"
     finally:
         with admin.cursor() as cursor:
             cursor.execute(f"DROP DATABASE IF EXISTS {name}")

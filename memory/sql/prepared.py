@@ -123,7 +123,7 @@ async def _send(conn: AsyncConnection, sql: str, parameters: tuple[Any, ...], *,
         if dialect.name == "sqlite":  # aiosqlite
             async with driver.execute(sql, parameters) as cursor:
                 return await _outcome(cursor, fetch)
-        async with driver.cursor() as cursor:  # aiomysql
+        async with driver.cursor() as cursor:  # asyncmy
             await cursor.execute(sql, parameters)
             return await _outcome(cursor, fetch)
     except dialect.loaded_dbapi.Error as error:

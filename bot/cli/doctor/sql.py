@@ -27,7 +27,7 @@ async def check_sql(settings: Settings, where: Where) -> Check:
     except ArgumentError:  # its message repeats the URL, password included
         return Check("sql", False, "sql.url is not a database URL",
                      f"correct {where('sql.url')}, e.g. "
-                     "mysql+aiomysql://user:password@127.0.0.1:3306/companion")
+                     "mysql://user:password@127.0.0.1:3306/companion")
     if url.get_backend_name() == "sqlite":
         return await _check_sqlite(settings.sql_url, sqlite_file(url), where)
     return await _check_sql_server(settings.sql_url, url, where)
@@ -66,7 +66,7 @@ async def _check_sql_server(url_text: str, url: URL, where: Where) -> Check:
         return Check("sql", False, f"no answer from {server} within {SQL_TIMEOUT:g} s", start_it)
     except ImportError as error:
         return Check("sql", False, f"the driver of {url.drivername} is not installed ({error})",
-                     f"use mysql+aiomysql:// (installed with Companion) in {where('sql.url')}")
+                     f"use mysql:// for MySQL or MariaDB, or sqlite:/// in {where('sql.url')}")
     except DBAPIError as error:
         return _sql_server_failure(server, url, error.orig or error, where)
     return _schema(f"{server}/{url.database}", versions)
