@@ -133,15 +133,19 @@ class Recaller:
         unread = self._embedder.readable(text) < self.settings.min_readable
         vector = asyncio.ensure_future(_nothing() if unread else self._vector(text))
         short = self.settings.short_prompt
-        try:
+        latest_read = 0 if short else self.settings.latest_topics
+        latest_found = asyncio.ensure_future(self._topics.latest(user_id, latest_read))
+        try:  # Relevance searches no topic by meaning for a person Latest_topics finds none of
             relevant, latest, clarifications, examples = await asyncio.gather(
-                self._relevance.find(user_id, text, vector),
-                self._topics.latest(user_id, 0 if short else self.settings.latest_topics),
+                self._relevance.find(user_id, text, vector,
+                                     latest_found if latest_read > 0 else None),
+                latest_found,
                 self._feedback.lookup(user_id, text, vector),
                 _empty() if short else self._pool_examples(domain, text, vector),
             )
         finally:  # a failed read must not leave the embedding running unwatched
             vector.cancel()
+            latest_found.cancel()
         latest = self._relevance.after(relevant, latest)
         return _Found(relevant, latest, clarifications, examples, unread)
 

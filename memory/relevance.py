@@ -26,11 +26,12 @@ from typing import Literal, Protocol
 from memory.answers import Answers
 from memory.beliefs.subjects import Subjects
 from memory.days import undated
+from memory.facts.rows import HeldFacts
 from memory.facts.store import FactStore
 from memory.protocols import TopicStore, Vector
 from memory.questions import is_question, may_ask_about_the_speaker
 from memory.tokens import TokenCounter
-from memory.types import Fact, Found, Speaker, Topic, memory_key
+from memory.types import Fact, Found, ScoredTopic, Speaker, Topic, memory_key
 from memory.words import words
 
 RRF_K = 60
@@ -103,21 +104,31 @@ class Relevance:
         return (self.plan.topics if self.plan.mode == "topics" else self.plan.tokens) > 0
 
     async def find(
-        self, user_id: str, text: str, vector: Awaitable[Vector | None]
+        self, user_id: str, text: str, vector: Awaitable[Vector | None],
+        latest: Awaitable[Sequence[Topic]] | None = None,
     ) -> list[Found]:
         """The memories for `text`, best first. `vector` is the message's embedding (None when
-        the embedder is down: words alone)."""
+        the embedder is down: words alone). `latest`: the turn's read of Latest_topics, if it
+        makes one; a person it finds no topic for has none to search by meaning."""
         if not self.enabled:
             return []
         if self.plan.mode == "topics":
             return await self._paper_topics(user_id, await vector)
-        # The newest statements on what the message is about are read beside the searches.
-        taught, by_words, by_meaning, newest, answer = await asyncio.gather(
-            self._taught(user_id, text, vector), self._by_words(user_id, text),
-            self._by_meaning(user_id, vector), self._newest_asked(user_id, vector),
-            self._answering(user_id, text, vector))
+        held = asyncio.ensure_future(self._held(user_id))
+        try:  # the newest statements on what the message is about are read beside the searches
+            taught, by_words, by_meaning, newest, answer = await asyncio.gather(
+                self._taught(user_id, text, vector, held), self._by_words(user_id, text),
+                self._by_meaning(user_id, vector, held, latest),
+                self._newest_asked(user_id, vector), self._answering(user_id, text, vector))
+        finally:
+            held.cancel()  # when a search failed before it was read
         ranked = taught + answer + fuse(by_meaning, by_words)
         return await self._with_newest(user_id, ranked, newest)
+
+    async def _held(self, user_id: str) -> HeldFacts:
+        if not self.plan.facts:
+            return HeldFacts(taught=False, said=False)
+        return await self._facts.rows.held(user_id)
 
     async def _answering(self, user_id: str, text: str, pending: Awaitable[Vector | None]
                          ) -> list[Found]:
@@ -187,11 +198,12 @@ class Relevance:
         return costed
 
     async def _taught(
-        self, user_id: str, text: str, pending: Awaitable[Vector | None]
+        self, user_id: str, text: str, pending: Awaitable[Vector | None],
+        held: Awaitable[HeldFacts],
     ) -> list[Found]:
         """The taught facts closest to `text`, by words and by meaning, best first. Most
         people never teach: one indexed read saves their turns both searches."""
-        if not self.plan.facts or not await self._facts.rows.taught_any(user_id):
+        if not (await held).taught:
             return []
         by_words = (self._facts.by_words(user_id, text, TAUGHT, taught=True)
                     if self.plan.by_words else _nothing())
@@ -217,14 +229,21 @@ class Relevance:
         return list(await self._facts.by_words(user_id, text, FACT_CANDIDATES))
 
     async def _by_meaning(
-        self, user_id: str, pending: Awaitable[Vector | None]
+        self, user_id: str, pending: Awaitable[Vector | None], held: Awaitable[HeldFacts],
+        latest: Awaitable[Sequence[Topic]] | None,
     ) -> list[tuple[Relevant, float]]:
+        """Topics and facts by meaning. Until a person's first summary they have no topic and
+        the index none of their facts: asking the vector store for them would be a round trip
+        for nothing on every turn."""
         vector = await pending
         if vector is None or not self.plan.by_meaning:
             return []
+        no_topics = latest is not None and not await latest
         topic_hits, fact_hits = await asyncio.gather(
-            self._topics.search(user_id, vector, limit=TOPIC_CANDIDATES, floor=self.plan.floor),
-            self._facts.by_meaning(user_id, vector, FACT_CANDIDATES) if self.plan.facts
+            _no_topics() if no_topics else self._topics.search(
+                user_id, vector, limit=TOPIC_CANDIDATES, floor=self.plan.floor),
+            self._facts.by_meaning(user_id, vector, FACT_CANDIDATES,
+                                   in_index=(await held).said) if self.plan.facts
             else _nothing(),
         )
         found: list[tuple[Relevant, float]] = [(h.topic, h.score) for h in topic_hits]
@@ -380,4 +399,8 @@ class _Wording:
 
 
 async def _nothing() -> list[tuple[Fact, float]]:
+    return []
+
+
+async def _no_topics() -> list[ScoredTopic]:
     return []

@@ -7,10 +7,11 @@ import base64
 import functools
 from collections import OrderedDict
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from sqlalchemy import bindparam, delete, func, insert, select, union_all, update
+from sqlalchemy import bindparam, delete, exists, func, insert, select, union_all, update
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from memory.beliefs.belief import SUPERSEDED, belief_columns
@@ -35,6 +36,15 @@ FORGOTTEN = "forgotten"
 # those taken out but kept for undo. Not what is left of provisional facts (replaced by their
 # summary's facts, or forgotten already: an id without words).
 _THE_USERS_FACTS = (ACTIVE, RETRACTED, SUPERSEDED)
+
+
+@dataclass(frozen=True, slots=True)
+class HeldFacts:
+    """Whether a user has active taught facts, and active said facts past their first summary
+    (those the vector index holds; provisional ones are searched in SQL)."""
+
+    taught: bool
+    said: bool
 
 
 class SQLFactRows:
@@ -192,10 +202,12 @@ class SQLFactRows:
             found = await facts_by_words(conn, user_id, terms, limit, taught=taught)
         return [(to_fact(row), score) for row, score in found]
 
-    async def taught_any(self, user_id: str) -> bool:
-        """Whether the user has an active taught fact."""
+    async def held(self, user_id: str) -> HeldFacts:
+        """Which of the vector indexes may hold the user's active facts: most people never
+        teach, and a new person's facts are all provisional until their first summary."""
         async with self._autocommit.connect() as conn:
-            return bool(await _TAUGHT_ANY.rows(conn, user_id=user_id))
+            [row] = await _HELD.rows(conn, user_id=user_id)
+        return HeldFacts(taught=bool(row["taught"]), said=bool(row["said"]))
 
     async def subjects_of(self, user_id: str, fact_ids: Sequence[str]) -> dict[str, str]:
         """The subjects of these facts of the user that have one, by id."""
@@ -357,9 +369,13 @@ _PROVISIONAL_IDS = PreparedRead(select(facts.c.id).where(
     _searched_provisional(facts.c.user_id == bindparam("user_id"))))
 
 
-_TAUGHT_ANY = PreparedRead(select(facts.c.seq).where(
-    (facts.c.user_id == bindparam("user_id")) & (facts.c.origin == Origin.TAUGHT.value)
-    & (facts.c.status == ACTIVE)).limit(1))
+_HELD = PreparedRead(select(
+    exists().where((facts.c.user_id == bindparam("user_id"))
+                   & (facts.c.origin == Origin.TAUGHT.value) & (facts.c.status == ACTIVE)
+                   ).label("taught"),
+    exists().where((facts.c.user_id == bindparam("user_id"))
+                   & (facts.c.origin == Origin.SAID.value) & (facts.c.status == ACTIVE)
+                   & facts.c.provisional.is_(False)).label("said")))
 
 
 def _active_of(user_id: str, origin: Origin | None = None) -> Any:

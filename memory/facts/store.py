@@ -80,26 +80,30 @@ class FactStore:
         await self.rows.mark_indexed(user_id, [f.id for f, _ in paired if f.id in active])
 
     async def by_meaning(
-        self, user_id: str, vector: Vector, limit: int, *, taught: bool = False
+        self, user_id: str, vector: Vector, limit: int, *, taught: bool = False,
+        in_index: bool = True,
     ) -> list[tuple[Fact, float]]:
         """The user's facts (found in conversations, or the taught ones) closest in meaning,
-        with their cosine similarity."""
-        [found] = await self.by_meaning_many(user_id, [vector], limit, taught=taught)
+        with their cosine similarity. `in_index`: False when the index holds none of them
+        (`rows.held`), so that only the provisional facts are searched."""
+        [found] = await self.by_meaning_many(user_id, [vector], limit, taught=taught,
+                                             in_index=in_index)
         return found
 
     async def by_meaning_many(
-        self, user_id: str, vectors: Sequence[Vector], limit: int, *, taught: bool = False
+        self, user_id: str, vectors: Sequence[Vector], limit: int, *, taught: bool = False,
+        in_index: bool = True,
     ) -> list[list[tuple[Fact, float]]]:
         """`by_meaning` for each of `vectors`, in one query of the index (and one read of the
         provisional facts): a window's belief checks ask for a few dozen at once."""
         origin = Origin.TAUGHT if taught else Origin.SAID
+        searched = (self._indexes[origin].query_many(user_id, vectors, limit) if in_index
+                    else _no_hits(len(vectors)))
         if taught:
-            hits = await self._indexes[origin].query_many(user_id, vectors, limit)
             return [[(_from_hit(user_id, hit, origin), hit.score) for hit in mine]
-                    for mine in hits]
+                    for mine in await searched]
         hits, provisional = await asyncio.gather(
-            self._indexes[origin].query_many(user_id, vectors, limit),
-            self.rows.provisional_closest(user_id, vectors, limit))
+            searched, self.rows.provisional_closest(user_id, vectors, limit))
         return [sorted([(_from_hit(user_id, hit, origin), hit.score) for hit in mine] + held,
                        key=lambda pair: -pair[1])[:limit]
                 for mine, held in zip(hits, provisional, strict=True)]
@@ -257,3 +261,7 @@ def _from_hit(user_id: str, hit: VectorHit, origin: Origin) -> Fact:
         round_ids=tuple(int(i) for i in str(meta.get("round_ids", "")).split()),
         origin=origin,
     )
+
+
+async def _no_hits(count: int) -> list[list[VectorHit]]:
+    return [[] for _ in range(count)]

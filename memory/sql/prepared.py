@@ -23,6 +23,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.sql.dml import UpdateBase
 
 Processor = Callable[[Any], Any]
+AnySelect = Select[*tuple[Any, ...]]  # of any number of columns
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,7 +48,7 @@ class _Prepared:
     """A statement whose values are `bindparam`s, compiled at its first run on each dialect.
     Build it once (a module constant); a run takes the values by their names."""
 
-    def __init__(self, statement: Select[Any] | UpdateBase) -> None:
+    def __init__(self, statement: AnySelect | UpdateBase) -> None:
         self._statement = statement
         self._by_dialect: dict[str, _Compiled] = {}
 
@@ -61,7 +62,7 @@ class _Prepared:
 class PreparedRead(_Prepared):
     """A SELECT run by the driver."""
 
-    def __init__(self, statement: Select[Any]) -> None:
+    def __init__(self, statement: AnySelect) -> None:
         super().__init__(statement)
 
     async def rows(self, conn: AsyncConnection, **values: Any) -> list[dict[str, Any]]:
@@ -91,7 +92,7 @@ class PreparedWrite(_Prepared):
         return sent.written
 
 
-def _compile(statement: Select[Any] | UpdateBase, dialect: Dialect) -> _Compiled:
+def _compile(statement: AnySelect | UpdateBase, dialect: Dialect) -> _Compiled:
     compiled = statement.compile(dialect=dialect)
     binds = tuple((name, compiled.binds[name].effective_value,
                    compiled.binds[name].type.dialect_impl(dialect).bind_processor(dialect))

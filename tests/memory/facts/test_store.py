@@ -9,10 +9,10 @@ from datetime import UTC, datetime
 from sqlalchemy import func, select, update
 
 from bot.app.stores import Stores
-from memory.facts.rows import REPLACED
+from memory.facts.rows import REPLACED, HeldFacts
 from memory.lexical import MAX_MATCHES
 from memory.sql.tables import facts
-from memory.types import Fact, Speaker
+from memory.types import Fact, Origin, Speaker
 
 SAID = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
 
@@ -109,3 +109,21 @@ async def test_a_fact_retracted_while_it_was_indexed_stays_out_of_the_index(
     [vector] = await stores.embedder.embed(["Where did I move?"])
     assert await stores.facts.by_meaning("ana", vector, 10) == []
     assert await stores.facts.rows.unindexed() == []
+
+
+async def test_held_says_which_indexes_may_hold_a_users_facts_and_only_the_users(
+        stores: Stores) -> None:
+    rows = stores.facts.rows
+    assert await rows.held("ana") == HeldFacts(taught=False, said=False)
+    await stores.facts.keep_provisional(
+        [replace(_fact(1, "ana", "I moved to Xiamen in 2019."), provisional=True)])
+    assert await rows.held("ana") == HeldFacts(taught=False, said=False)  # searched in SQL
+    await stores.facts.add_facts([_fact(2, "ana", "My brother plays the drums."),
+                                  replace(_fact(3, "ben", "Call me Benny."),
+                                          origin=Origin.TAUGHT)])
+    assert await rows.held("ana") == HeldFacts(taught=False, said=True)
+    assert await rows.held("ben") == HeldFacts(taught=True, said=False)
+    await stores.facts.retract("ana", f"{2:032x}")
+    await stores.facts.retract("ben", f"{3:032x}")
+    assert await rows.held("ana") == HeldFacts(taught=False, said=False)
+    assert await rows.held("ben") == HeldFacts(taught=False, said=False)
