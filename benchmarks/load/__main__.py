@@ -116,6 +116,13 @@ class Steady:
     seconds: float = 0.0
     overhead: list[float] = field(default_factory=list)
     busy: float = 0.0
+    cpu: dict[str, float] = field(default_factory=dict)  # CPU seconds per part
+
+    @property
+    def cpu_ms_per_message(self) -> float:
+        """CPU of the bot processes, MariaDB and the chroma server per message answered."""
+        used = sum(self.cpu.get(part, 0.0) for part in SERVING)
+        return used * 1000 / len(self.sent) if self.sent else float("nan")
 
 
 @dataclass
@@ -501,7 +508,8 @@ async def run_once(processes: int, args: argparse.Namespace, vector_url: str,
             # Alone on warm processes, as the steady phases find them.
             solo, _, _ = await drive(ports[:1], [args.users], SOLO_MESSAGES, 1, 0.0)
             left += await wait_for_jobs(settings)
-            await run_steady(run, ports, args)
+            await run_steady(run, ports, args,
+                             {"bot processes": [child.pid for child in children], **others})
             run.peak_mb = max(peak_resident_mb(child.pid) for child in children)
         records = await model_records(model_url, forget=True)
         run.solo_overhead = overheads(solo, records["streams"])
@@ -514,8 +522,10 @@ async def run_once(processes: int, args: argparse.Namespace, vector_url: str,
     return run
 
 
-async def run_steady(run: Run, ports: list[int], args: argparse.Namespace) -> None:
-    """The steady phases, at shares of the capacity the saturated phase measured."""
+async def run_steady(run: Run, ports: list[int], args: argparse.Namespace,
+                     parts: dict[str, list[int]]) -> None:
+    """The steady phases, at shares of the capacity the saturated phase measured; `parts`:
+    the processes whose CPU each phase counts."""
     if args.steady_seconds <= 0:
         return
     rng = random.Random(7)
@@ -524,10 +534,10 @@ async def run_steady(run: Run, ports: list[int], args: argparse.Namespace) -> No
         phase = Steady(share, share * run.rate)
         print(f"  steady: {phase.rate:.1f} messages a second ({share:.0%} of capacity) ...",
               flush=True)
-        meter = CpuMeter({})
+        meter = CpuMeter(parts)
         phase.sent, phase.seconds = await drive_steady(
             ports, args.users, number, phase.rate, args.steady_seconds, rng)
-        _, phase.busy = meter.stop()
+        phase.cpu, phase.busy = meter.stop()
         number += -(-len(phase.sent) // args.users)
         run.steady.append(phase)
 
@@ -604,15 +614,21 @@ def print_steady(runs: list[Run]) -> None:
         return
     print("\nSteady: messages arriving at random at a share of the capacity (open loop).")
     print(table_head("processes", "share", "msg/s asked", "messages", "memory p50 / p95 / p99 ms",
-                     "p95 / single user", "reply p50 / p95 / p99 ms", "machine busy", "errors",
-                     align="rrrrrrrrr"))
+                     "p95 / single user", "reply p50 / p95 / p99 ms", "machine busy",
+                     "CPU ms a message (bot, MariaDB, chroma)", "errors", align="rrrrrrrrrr"))
     for run in runs:
         for phase in run.steady:
             print(table_row(run.processes, f"{phase.share:.0%}", f"{phase.rate:.1f}",
                             len(phase.sent), _three(phase.overhead),
                             f"{run.steady_p95_ratio(phase.share):.1f}x",
                             _three([s.ms for s in phase.sent]), f"{phase.busy:.0%}",
-                            shown_wrong(phase.sent)))
+                            _serving(phase), shown_wrong(phase.sent)))
+
+
+def _serving(phase: Steady) -> str:
+    parts = ", ".join(f"{phase.cpu.get(part, 0.0) * 1000 / len(phase.sent):.1f}"
+                      for part in SERVING) if phase.sent else "-"
+    return f"{phase.cpu_ms_per_message:.1f} ({parts})"
 
 
 def _three(values: Sequence[float]) -> str:

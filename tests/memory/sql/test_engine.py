@@ -1,6 +1,6 @@
 """The MySQL engine on the real MariaDB: every spelling of a MySQL URL reaches it through
 asyncmy, and a pooled connection the server closed while it sat idle is replaced before a
-turn uses it."""
+turn uses it (and one it still holds is not)."""
 
 from __future__ import annotations
 
@@ -34,6 +34,8 @@ async def test_a_pooled_connection_closed_by_the_server_is_replaced(mysql_url: s
     try:
         async with engine.connect() as conn:
             first = (await conn.execute(text("SELECT CONNECTION_ID()"))).scalar_one()
+        async with engine.connect() as conn:  # one the server still holds is used again
+            assert (await conn.execute(text("SELECT CONNECTION_ID()"))).scalar_one() == first
         with pymysql.connect(**MYSQL) as admin, admin.cursor() as cursor:
             cursor.execute(f"KILL {int(first)}")  # as a restart or wait_timeout would
         await asyncio.sleep(0.3)  # the server's end of the stream reaches the idle socket
