@@ -44,3 +44,20 @@ async def test_what_repeats_a_memory_already_taken_is_left_out(
     assert all(f.memory.user_id == "ana" for f in recall.relevant)
     assert isinstance(recall.relevant[0].memory, Topic | Fact)
 
+
+
+async def test_a_persons_summarized_fact_and_topic_are_found_by_meaning_alone(
+    stores: Stores, recaller: Recaller
+) -> None:
+    """Past the first summary, the index holds the person's facts and topics: what shares no
+    word with the message is still found (the searches skipped for a new person are made)."""
+    await stores.facts.add_facts([_fact(1, "My daughter started violin lessons.")])
+    await stores.topics.add_topic(
+        "ana", "music", "The host and I talked about music, and the host said: the violin "
+        "practice happens every evening after school.", at=SAID)
+    recall = await recaller.recall("ana", "Which instrument is my kid learning?",
+                                  domain="everyday")
+    found = {getattr(f.memory, "text", None) or f.memory.description: f.how
+             for f in recall.relevant}
+    assert found.get("My daughter started violin lessons.") == "meaning"
+    assert any(isinstance(f.memory, Topic) for f in recall.relevant)
