@@ -4,7 +4,7 @@ embeddings match worst ("Taxi Driver", "Xiamen", "Miso")."""
 from __future__ import annotations
 
 import functools
-import hashlib
+import unicodedata
 from typing import Any
 
 import snowballstemmer
@@ -32,6 +32,10 @@ MAX_TERMS = 12
 # a common word), and ranking that many rows would cost a turn tens of milliseconds.
 MAX_MATCHES = 500
 STEMS_KEPT = 50_000  # words whose stems one process keeps (a few MB)
+TERM_LENGTH = 64  # the letters of a word MySQL's postings keep (a longer word is cut)
+# The end of the Latin letters with their extensions: only their accents are dropped, since
+# elsewhere a mark changes the word (Hindi's vowel signs).
+_LATIN_END = "\u0250"
 
 
 def query_terms(text: str) -> list[str]:
@@ -56,34 +60,30 @@ def searchable_user(user_id: str) -> bool:
     return WORD.search(user_id) is not None
 
 
-def boolean_query(user_id: str, terms: list[str]) -> str:
-    """MySQL's boolean mode over `user_words`: any of the words, each as its stem's prefix
-    ("paintings" as `paint*`), since InnoDB does not stem; a word its stem does not start
-    ("happy", `happi*`) is searched as well. Words under 3 letters are left out."""
-    key = user_key(user_id)
-    found: list[str] = []
-    for term in terms:
-        stem = _stem(term)
-        for word in ([] if term.startswith(stem) else [term]) + [f"{stem}*"]:
-            if len(word.rstrip("*")) >= 3 and word not in found:
-                found.append(word)
-    return " ".join(key + word for word in found)
+def plain(word: str) -> str:
+    """A word as MySQL's postings hold it and are searched by: lower-case, without the accents
+    of Latin letters ("José" is found by "jose", as SQLite's index does), cut to
+    `TERM_LENGTH`."""
+    kept: list[str] = []
+    for char in unicodedata.normalize("NFD", word.lower()):
+        if not (unicodedata.combining(char) and kept and kept[-1] < _LATIN_END):
+            kept.append(char)
+    return unicodedata.normalize("NFC", "".join(kept))[:TERM_LENGTH]
 
 
-def user_words(user_id: str, text: str) -> str:
-    """What MySQL's FULLTEXT index holds of a fact: its words, each behind the user's key
-    ("u1f0e9a2bpainting"). InnoDB reads every posting of a word, whoever's it is, before a
-    query's `user_id` filter applies: over plain words a search cost grows with the number of
-    users (0.21 ms a word at 50 users, 2.28 at 1,000). Keyed words have only the user's
-    postings."""
-    key = user_key(user_id)
-    return " ".join(key + word for word in dict.fromkeys(words(text)))
+def indexed_words(text: str) -> list[str]:
+    """What MySQL's postings hold of a fact: each of its words once, made `plain`."""
+    return list(dict.fromkeys(plain(word) for word in words(text)))
 
 
-def user_key(user_id: str) -> str:
-    """A short word of letters and digits for the user (a hash: ids may hold any character);
-    two users sharing one only share postings, never rows (queries filter on `user_id`)."""
-    return "u" + hashlib.sha256(user_id.encode()).hexdigest()[:8]
+def word_patterns(term: str) -> tuple[str, str]:
+    """How MySQL's postings are searched for a query word: a LIKE pattern of its stem's prefix
+    ("paintings" as `paint%`, since nothing else stems there) and the word itself, which its
+    stem may not start ("happy", `happi%`). A stem under 3 letters is no prefix: it would find
+    every word it starts. Words hold letters, marks and digits only, never `%` or `_`."""
+    word = plain(term)
+    stem = _stem(word)
+    return (f"{stem}%" if len(stem) >= 3 else word), word
 
 
 def _quoted(text: str) -> str:

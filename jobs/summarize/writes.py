@@ -12,6 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from jobs.queue import Job, JobQueue
 from memory.errors import JobConflict
 from memory.facts.rows import FORGOTTEN, REPLACED, fact_row
+from memory.facts.terms import insert_facts
 from memory.sql.rounds import to_round
 from memory.sql.tables import facts, rounds, topics
 from memory.topics.rows import ACTIVE, MERGED, to_topic, topic_row
@@ -89,9 +90,7 @@ class TopicWrites:
             await self._insert_facts(conn, job, new_facts)
 
     async def _insert_facts(self, conn: Any, job: Job, new_facts: Sequence[Fact]) -> None:
-        if new_facts:
-            await conn.execute(insert(facts), [fact_row(f, source_job_id=job.id)
-                                               for f in new_facts])
+        await insert_facts(conn, [fact_row(f, source_job_id=job.id) for f in new_facts])
 
     async def active_topics(self, user_id: str, ids: Sequence[str]) -> list[Topic]:
         query = (

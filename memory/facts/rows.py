@@ -11,12 +11,12 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from sqlalchemy import bindparam, delete, exists, func, insert, select, union_all, update
+from sqlalchemy import bindparam, delete, exists, func, select, union_all, update
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from memory.beliefs.belief import SUPERSEDED, belief_columns
 from memory.facts.search import facts_by_words
-from memory.lexical import user_words
+from memory.facts.terms import insert_facts
 from memory.protocols import Vector
 from memory.sql.engine import as_utc, utcnow
 from memory.sql.prepared import PreparedRead
@@ -68,7 +68,7 @@ class SQLFactRows:
         """Insert active facts, marked as not yet indexed by meaning."""
         if new_facts:
             async with self._engine.begin() as conn:
-                await conn.execute(insert(facts), [fact_row(fact) for fact in new_facts])
+                await insert_facts(conn, [fact_row(fact) for fact in new_facts])
 
     async def insert_provisional(self, new_facts: Sequence[Fact],
                                  vectors: Sequence[Vector] | None) -> list[Fact]:
@@ -84,7 +84,7 @@ class SQLFactRows:
                                          & facts.c.id.in_(ids)))).scalars())
             missing = [f for f in new_facts if f.id not in stored]
             if missing:
-                await conn.execute(insert(facts), [
+                await insert_facts(conn, [
                     fact_row(fact) | _vector_columns(vector_of.get(fact.id))
                     for fact in missing])
         return missing
@@ -169,8 +169,7 @@ class SQLFactRows:
             # Deleted and written again, so the lexical index forgets the words too.
             await conn.execute(delete(facts).where(mine))
             kept = {key: value for key, value in row.items() if key != "seq"}
-            await conn.execute(insert(facts).values(
-                {**kept, "text": "", "status": FORGOTTEN, "indexed": True}))
+            await insert_facts(conn, [{**kept, "text": "", "status": FORGOTTEN, "indexed": True}])
 
     async def replaced_without_vectors(self, user_id: str, fact_ids: Sequence[str]
                                        ) -> list[str]:
@@ -390,7 +389,6 @@ def fact_row(fact: Fact, *, source_job_id: int | None = None) -> dict[str, Any]:
         "id": fact.id,
         "user_id": fact.user_id,
         "text": fact.text,
-        "words": user_words(fact.user_id, fact.text),
         "speaker": fact.speaker.value,
         "said_at": fact.said_at.replace(tzinfo=None),
         "round_ids": " ".join(str(i) for i in fact.round_ids[:MAX_ROUND_IDS]),

@@ -1,7 +1,7 @@
 """Search facts by words, in the lexical index that grows with the rows on each backend: SQLite's
-FTS5 table (the user id indexed beside the text) and MySQL's InnoDB FULLTEXT index (over each
-fact's words behind the user's key, `memory.lexical.user_words`): either way a search reads
-the user's postings only.
+FTS5 table (the user id indexed beside the text) and MySQL's `fact_terms` (a B-tree of each
+fact's words under its user, `memory.facts.terms`): either way a search reads the user's
+postings only.
 
 One statement per search, the same on both backends: for each word, the user's facts that hold
 it, from the index, at most `MAX_MATCHES` + 1 of them; a word with more is a common word for
@@ -19,11 +19,10 @@ import functools
 from typing import Any
 
 from sqlalchemy import (
-    BindParameter,
-    ColumnElement,
     Select,
     bindparam,
     column,
+    false,
     func,
     literal,
     literal_column,
@@ -32,12 +31,11 @@ from sqlalchemy import (
     true,
     union_all,
 )
-from sqlalchemy.dialects.mysql import match
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from memory.lexical import MAX_MATCHES, boolean_query, fts5_match, searchable_user
+from memory.lexical import MAX_MATCHES, fts5_match, searchable_user, word_patterns
 from memory.sql.prepared import PreparedRead
-from memory.sql.tables import facts
+from memory.sql.tables import fact_terms, facts
 
 # The FTS5 tables of migrations 3 and 4 (taught facts only): their rowid is `facts.seq`, and
 # each matches by its own name.
@@ -53,60 +51,69 @@ async def facts_by_words(
     """The user's active fact rows (only taught ones if `taught`) that hold any of `terms`,
     best first, with their score."""
     dialect = conn.dialect.name
+    params: dict[str, str | int] = {"user_id": user_id, "cap": MAX_MATCHES + 1, "limit": limit}
     if dialect == "sqlite":
         if not searchable_user(user_id):
             return []
-        matches = [fts5_match(user_id, [term]) for term in terms]
+        params |= {f"match{i}": fts5_match(user_id, [term]) for i, term in enumerate(terms)}
     else:
-        matches = [query for term in terms if (query := boolean_query(user_id, [term]))]
-    if not matches:
-        return []
-    params: dict[str, str | int] = {f"match{i}": m for i, m in enumerate(matches)}
-    params |= {"user_id": user_id, "cap": MAX_MATCHES + 1, "limit": limit}
-    rows = await _statement(dialect, len(matches), taught).rows(conn, **params)
+        for i, term in enumerate(terms):
+            params[f"prefix{i}"], params[f"word{i}"] = word_patterns(term)
+    rows = await _statement(dialect, len(terms), taught).rows(conn, **params)
     return [(row, float(row["score"])) for row in rows]
 
 
 @functools.cache
 def _statement(dialect: str, terms: int, taught: bool) -> PreparedRead:
-    """The search for a number of words (the words come as `:match0`, `:match1`...): built once
-    per size, since building it costs more than running it, and sent by the driver."""
+    """The search for a number of words (each word's query comes as `:match0`... on SQLite,
+    `:prefix0` and `:word0`... on MySQL): built once per size, since building it costs more
+    than running it, and sent by the driver."""
     per_term = [_holding(dialect, i, taught).limit(bindparam("cap")).subquery()
                 for i in range(terms)]
-    hits = union_all(*(select(literal(i).label("term"), q.c.seq)
+    hits = union_all(*(select(literal(i).label("term"), q.c.fact)
                        for i, q in enumerate(per_term))).subquery("hits")
     # Each word's count of facts beside its hits, by a window over one read of the index: a
     # second reference to the hits (a CTE joined to its own counts) made MariaDB read every
     # word's postings twice.
-    counted = select(hits.c.term, hits.c.seq,
+    counted = select(hits.c.term, hits.c.fact,
                      func.count().over(partition_by=hits.c.term).label("matches")
                      ).subquery("counted")
-    user: BindParameter[str] = bindparam("user_id")
     origin = facts.c.origin == "taught" if taught else true()
     n = counted.c.matches
     idf = func.ln(1 + (_DOCUMENTS - n + 0.5) / (n + 0.5))
+    found_fact = facts.c.seq if dialect == "sqlite" else facts.c.id  # what an index posts
+    # The hits are the user's already (the index is searched by user); the user is checked on
+    # the rows that come back, where it costs nothing. Beside the hits, it let MariaDB read
+    # every fact of the user's to filter the hits by them.
     scored = (
-        select(counted.c.seq, func.sum(idf).label("score"))
-        .join_from(counted, facts, facts.c.seq == counted.c.seq)
-        .where((n <= MAX_MATCHES) & (facts.c.user_id == user) & (facts.c.status == "active")
-               & origin)
-        .group_by(counted.c.seq)
-        .order_by(literal_column("score").desc(), counted.c.seq.desc())  # newer first on a tie
+        select(facts.c.seq, func.sum(idf).label("score"))
+        .join_from(counted, facts, found_fact == counted.c.fact)
+        .where((n <= MAX_MATCHES) & (facts.c.status == "active") & origin)
+        .group_by(facts.c.seq)
+        .order_by(literal_column("score").desc(), facts.c.seq.desc())  # newer first on a tie
         .limit(bindparam("limit"))
         .subquery("scored")
     )
     return PreparedRead(
         select(facts, scored.c.score).join_from(scored, facts, facts.c.seq == scored.c.seq)
+        .where(facts.c.user_id == bindparam("user_id"))
         .order_by(scored.c.score.desc(), scored.c.seq.desc()))
 
 
 def _holding(dialect: str, term: int, taught: bool) -> Select[Any]:
-    """The `seq` of the user's facts (taught ones if `taught`) that hold word number `term`."""
-    words: BindParameter[str] = bindparam(f"match{term}")
+    """The user's facts (taught ones if `taught`) that hold word number `term`, as the index
+    names them (`fact`: their `seq` in FTS5, their `id` in `fact_terms`)."""
     if dialect == "sqlite":  # the user is part of the FTS5 query, and matched in the index
         index = table(_FTS[taught], column("rowid"))
-        return select(index.c.rowid.label("seq")).where(
-            literal_column(_FTS[taught]).op("MATCH")(words))
-    found: ColumnElement[Any] = match(facts.c.words, against=words)
-    where = (facts.c.user_id == bindparam("user_id")) & (found.in_boolean_mode() > 0)
-    return select(facts.c.seq).where(where & (facts.c.origin == "taught") if taught else where)
+        return select(index.c.rowid.label("fact")).where(
+            literal_column(_FTS[taught]).op("MATCH")(bindparam(f"match{term}")))
+    # One range of the postings' key per kind of fact searched; a fact holding two words of
+    # the prefix ("painting", "paints") counts once.
+    taught_column = fact_terms.c.taught
+    kinds = taught_column == true()
+    if not taught:
+        kinds = kinds | (taught_column == false())
+    held = (fact_terms.c.term.like(bindparam(f"prefix{term}"))
+            | (fact_terms.c.term == bindparam(f"word{term}")))
+    return (select(fact_terms.c.fact_id.label("fact")).distinct()
+            .where((fact_terms.c.user_id == bindparam("user_id")) & kinds & held))

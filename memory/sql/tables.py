@@ -18,6 +18,7 @@ from sqlalchemy import (
     Date,
     DateTime,
     Float,
+    ForeignKey,
     Index,
     Integer,
     LargeBinary,
@@ -27,6 +28,8 @@ from sqlalchemy import (
     Text,
 )
 from sqlalchemy.dialects import mysql
+
+from memory.lexical import TERM_LENGTH
 
 metadata = MetaData()
 
@@ -146,8 +149,8 @@ memory_jobs = Table(
 )
 
 # Facts: one short statement each, with its provenance, added by migration 3. The lexical index
-# over `text` is an FTS5 table on SQLite and a FULLTEXT index on MySQL (see
-# memory/sql/migrations/m003_facts.py).
+# over `text` is an FTS5 table on SQLite (see memory/sql/migrations/m003_facts.py) and
+# `fact_terms` on MySQL.
 facts = Table(
     "facts",
     metadata,
@@ -186,9 +189,6 @@ facts = Table(
     # insert), searched in SQL until its window is summarized; NULL for every other fact, whose
     # vector is in the vector index (migration 12).
     Column("vector", Text, nullable=True),
-    # What MySQL's FULLTEXT index searches: the words, each behind the user's key
-    # (`memory.lexical.user_words`; migration 15). SQLite's FTS5 index reads `text`.
-    Column("words", FactText, nullable=True),
     Index("ix_facts_user_status_said", "user_id", "status", "said_at"),
     Index("ix_facts_user_checked", "user_id", "checked"),
     Index("ix_facts_user_subject", "user_id", "subject"),
@@ -197,11 +197,22 @@ facts = Table(
     Index("ix_facts_user_origin_status", "user_id", "origin", "status"),
     **_MYSQL,
 )
-# MySQL's FULLTEXT matching follows the column's collation: a binary one would make it
-# case-sensitive. SQLite's FTS5 table is created by the migration itself.
-# SQLAlchemy takes a tuple of dialect names here, though its annotation names one.
-Index("ft_facts_words", facts.c.words, mysql_prefix="FULLTEXT").ddl_if(
-    dialect=("mysql", "mariadb"))  # type: ignore[arg-type]
+# MySQL's lexical index of facts (migration 20): each word of each fact (`memory.lexical.
+# indexed_words`) with the fact's user and whether it was taught, so that a search reads only
+# the user's postings of the word, in a B-tree (a prefix is a range of it). Rows go with their
+# fact (ON DELETE CASCADE). InnoDB's FULLTEXT index kept every deleted fact in a list each
+# search read whole until OPTIMIZE TABLE, and a summary deletes a window's provisional facts.
+# SQLite's lexical index is its FTS5 tables (migration 3): this one stays empty there.
+fact_terms = Table(
+    "fact_terms",
+    metadata,
+    Column("user_id", UserId, primary_key=True),
+    Column("taught", Boolean, primary_key=True),
+    Column("term", String(TERM_LENGTH), primary_key=True),
+    Column("fact_id", String(32), ForeignKey("facts.id", ondelete="CASCADE"), primary_key=True),
+    Index("ix_fact_terms_fact", "fact_id"),
+    **_MYSQL,
+)
 
 # Corrections (MemPrompt's memory M), added by migration 2. A newer correction of the same
 # message (`key_hash`) supersedes the older one, which is kept as history.

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from memory.lexical import boolean_query, fts5_match, query_terms, user_key, user_words
+from memory.lexical import TERM_LENGTH, fts5_match, indexed_words, query_terms, word_patterns
 
 
 def test_search_words_are_names_and_rare_words_not_function_words() -> None:
@@ -19,10 +19,12 @@ def test_no_word_or_user_id_can_act_as_an_operator() -> None:
         "cats", "near", "dogs", "birds", "fish"]
 
 
-def test_mysql_searches_words_and_their_stems_behind_the_users_key() -> None:
-    key = user_key("ana")
-    assert boolean_query("ana", ["paintings", "xiamen", "happy", "tv"]) == (
-        f"{key}paint* {key}xiamen* {key}happy {key}happi*")
-    assert user_words("ana", "Painting in Xiamen, painting!") == (
-        f"{key}painting {key}in {key}xiamen")
-    assert user_key("bob") != key and user_key("ana") == key
+def test_mysql_searches_words_and_their_stems_without_latin_accents() -> None:
+    assert word_patterns("paintings") == ("paint%", "paintings")
+    assert word_patterns("happy") == ("happi%", "happy")
+    assert word_patterns("José") == ("jose%", "jose")
+    assert word_patterns("tv") == ("tv", "tv")  # no prefix of two letters
+    assert indexed_words("Painting in Xiamen, painting! Café") == [
+        "painting", "in", "xiamen", "cafe"]
+    assert indexed_words("किताब пойти") == ["किताब", "пойти"]  # other scripts keep their marks
+    assert len(indexed_words("x" * 100)[0]) == TERM_LENGTH

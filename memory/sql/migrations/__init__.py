@@ -35,6 +35,7 @@ from memory.sql.migrations import (
     m017_plans,
     m018_checkins,
     m019_taught_index,
+    m020_fact_terms,
 )
 from memory.sql.migrations.frozen import MYSQL, Timestamp, now
 
@@ -52,7 +53,7 @@ MIGRATIONS: tuple[Migration, ...] = tuple(
          m007_user_turns, m008_message_counts, m009_index_model, m010_reply_uses,
          m011_provisional_facts, m012_provisional_vectors, m013_subjects,
          m014_topics_quote_superseded, m015_fact_words, m016_retriever_cosine, m017_plans,
-         m018_checkins, m019_taught_index),
+         m018_checkins, m019_taught_index, m020_fact_terms),
         start=1,
     )
 )

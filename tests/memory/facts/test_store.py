@@ -6,12 +6,12 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import UTC, datetime
 
-from sqlalchemy import func, select, update
+from sqlalchemy import func, select, text, update
 
 from bot.app.stores import Stores
 from memory.facts.rows import REPLACED, HeldFacts
 from memory.lexical import MAX_MATCHES
-from memory.sql.tables import facts
+from memory.sql.tables import fact_terms, facts
 from memory.types import Fact, Origin, Speaker
 
 SAID = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
@@ -46,6 +46,41 @@ async def test_a_word_too_common_for_the_user_finds_nothing_in_particular(stores
     found = await stores.facts.by_words("ana", "coffee in Xiamen", 10)
     assert [f.text for f, _ in found] == ["Coffee in Xiamen was the best."]
     assert await stores.facts.by_words("ana", "coffee", 10) == []
+
+
+async def test_a_name_is_found_without_its_accent_and_a_two_letter_word_by_itself(
+        stores: Stores) -> None:
+    await stores.facts.add_facts([_fact(1, "ana", "José moved to the UK in 2019."),
+                                  _fact(2, "ana", "My brother plays the drums.")])
+    for asked in ("Where does Jose live?", "when did I go to the uk?"):
+        found = await stores.facts.by_words("ana", asked, 10)
+        assert [f.text for f, _ in found] == ["José moved to the UK in 2019."], asked
+
+
+async def test_no_word_of_a_forgotten_fact_is_left_in_the_lexical_index(stores: Stores) -> None:
+    await stores.facts.add_facts([_fact(1, "ana", "I moved to Xiamen in 2019."),
+                                  replace(_fact(2, "ana", "Call me Annie."),
+                                          origin=Origin.TAUGHT)])
+    said = replace(_fact(3, "ana", "My sister Zhu lives in Xiamen."), provisional=True)
+    await stores.facts.keep_provisional([said])
+    await stores.facts.add_facts([_fact(4, "ben", "I grew up in Xiamen.")])
+    assert await _postings(stores, "ana") > 0
+    await stores.facts.forget("ana", said.id)  # a provisional fact keeps its id, not its words
+    assert await stores.facts.by_words("ana", "Zhu", 10) == []
+    await stores.facts.forget("ana")
+    assert await _postings(stores, "ana") == 0
+    assert await _postings(stores, "ben") > 0
+
+
+async def _postings(stores: Stores, user_id: str) -> int:
+    """What the lexical index holds of the user's facts: FTS5's rows on SQLite, MySQL's
+    postings."""
+    async with stores.engine.connect() as conn:
+        if conn.dialect.name == "sqlite":
+            query = text("SELECT count(*) FROM facts_fts WHERE facts_fts MATCH :user")
+            return int(await conn.scalar(query, {"user": f'user_id : "{user_id}"'}) or 0)
+        return int(await conn.scalar(select(func.count()).select_from(fact_terms)
+                                     .where(fact_terms.c.user_id == user_id)) or 0)
 
 
 async def test_forgetting_facts_removes_them_from_both_indexes(stores: Stores) -> None:
