@@ -30,6 +30,7 @@ import chromadb
 import httpx
 from chromadb.api import ClientAPI
 from chromadb.api.client import Client
+from chromadb.api.collection_configuration import HNSWConfiguration
 from chromadb.api.models.Collection import Collection
 from chromadb.api.types import Documents, EmbeddingFunction, Embeddings
 from chromadb.config import Settings
@@ -42,6 +43,14 @@ from memory.protocols import Vector
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 _HASH_CHARS = 32  # of a user id's hash, in a collection's name
+# chromadb keeps a collection's newest records in its write log until `sync_threshold` of them
+# (1,000 by default) have come, and loading the collection again (a server keeps some hundreds
+# loaded) replays that log into a new graph: for 1,500 users' collections of 60 records, 8.7 ms
+# of a server's CPU a query, against 3.4 when the graph is written every 10 records and read
+# back from disk. A user's collections hold tens to hundreds of records.
+SYNC_THRESHOLD = 10
+_HNSW: HNSWConfiguration = {"space": "cosine", "batch_size": SYNC_THRESHOLD,
+                            "sync_threshold": SYNC_THRESHOLD}
 
 
 # A chroma server under load sometimes fails a query inside ("Error creating hnsw segment
@@ -210,9 +219,13 @@ class ChromaIndex:
             collection = self._client.get_or_create_collection(
                 self.collection_name(user_id),
                 embedding_function=VectorsMustBePassed(),  # type: ignore[arg-type]
-                configuration={"hnsw": {"space": "cosine"}},
+                configuration={"hnsw": _HNSW},
                 metadata={"user_id": user_id},
             )
+            if (collection.configuration.get("hnsw") or {}).get("sync_threshold") != (
+                    SYNC_THRESHOLD):  # made before it was set
+                collection.modify(configuration={"hnsw": {
+                    "batch_size": SYNC_THRESHOLD, "sync_threshold": SYNC_THRESHOLD}})
             self._collections[user_id] = collection
         return collection
 

@@ -8,7 +8,7 @@ import pytest
 
 from bot.app.stores import Stores
 from bot.settings import Settings
-from memory.index.chroma import ChromaIndex, open_client
+from memory.index.chroma import SYNC_THRESHOLD, ChromaIndex, VectorsMustBePassed, open_client
 from tests.conftest import make_settings, search_topics
 
 
@@ -51,6 +51,26 @@ async def test_a_process_writes_again_after_another_dropped_the_users_vectors(
     assert await first.query("ana", _UNIT, 3) == []
     await first.upsert("ana", ["b"], [_UNIT], ["I play go"], [{}])
     assert [hit.id for hit in await second.query("ana", _UNIT, 3)] == ["b"]
+
+
+async def test_a_users_collection_keeps_its_graph_on_disk_every_few_records(
+    chroma_url: str, tmp_path: Path
+) -> None:
+    """A collection's graph not yet written is rebuilt from chromadb's log whenever a server
+    loads the collection again; one made before the setting gets it at its next write."""
+    client = open_client(chroma_url, tmp_path)
+    index = ChromaIndex(client, "sync")
+    await index.upsert("ana", ["a"], [_UNIT], ["I play chess"], [{}])
+    older = client.create_collection(
+        index.collection_name("ben"), configuration={"hnsw": {"space": "cosine"}},
+        embedding_function=VectorsMustBePassed())  # type: ignore[arg-type]
+    assert older.configuration["hnsw"]["sync_threshold"] == 1000  # type: ignore[index]
+    await index.upsert("ben", ["b"], [_UNIT], ["I play go"], [{}])
+    for user in ("ana", "ben"):
+        stored = client.get_collection(index.collection_name(user),
+                                       embedding_function=VectorsMustBePassed())  # type: ignore[arg-type]
+        assert stored.configuration["hnsw"]["sync_threshold"] == SYNC_THRESHOLD, user  # type: ignore[index]
+    assert [hit.id for hit in await index.query("ben", _UNIT, 3)] == ["b"]
 
 
 _UNIT = [1.0] + [0.0] * 383
