@@ -42,8 +42,8 @@ Timestamp = DateTime().with_variant(mysql.DATETIME(fsp=6), "mysql", "mariadb")
 # Replies can be long; MySQL's TEXT stops at 64 KB.
 LongText = Text().with_variant(mysql.MEDIUMTEXT(), "mysql", "mariadb")
 UserId = String(191)  # 191 x 4 bytes fits InnoDB's index key limit with utf8mb4
-# Case-insensitive on MySQL, so its FULLTEXT index matches words whatever their case; the stored
-# text still round-trips exactly (utf8mb4).
+# Case-insensitive on MySQL, as migration 3 made it for a full-text index since dropped; the
+# stored text still round-trips exactly (utf8mb4).
 FactText = Text().with_variant(
     mysql.TEXT(charset="utf8mb4", collation="utf8mb4_unicode_ci"), "mysql", "mariadb"
 )
