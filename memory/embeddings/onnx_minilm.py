@@ -15,6 +15,10 @@ from memory.protocols import Vector
 from memory.tokens import wordpiece_tokenizer
 
 MAX_TOKENS = 256  # what all-MiniLM-L6-v2 was trained on; longer texts are truncated
+# A chat-length text alone: 3.0 ms of CPU and 3.0 ms of wall time on one thread, against 5.1 ms
+# of CPU for 3.9 ms on two (2 cores). A second thread pays off only for long texts (150 word
+# pieces: 17.3 ms against 18.7, for 26 ms of CPU against 19), which a chat rarely embeds.
+ONE_THREAD = 1
 
 
 class OnnxMiniLM:
@@ -23,7 +27,8 @@ class OnnxMiniLM:
 
     name = "minilm-l6-qint8"
 
-    def __init__(self, model_file: Path, tokenizer_file: Path, threads: int = 0) -> None:
+    def __init__(self, model_file: Path, tokenizer_file: Path, threads: int = ONE_THREAD
+                 ) -> None:
         # Shared with the token counter; truncated below.
         self._tokenizer = wordpiece_tokenizer(tokenizer_file)
         options = ort.SessionOptions()
