@@ -15,9 +15,12 @@ from collections.abc import AsyncIterator, Iterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
+import chromadb
 import pymysql
 import pytest
+from chromadb.api import ClientAPI
 
 from bot.app import Companion, open_companion
 from bot.app.stores import Stores, build_recaller, open_stores, pool_examples
@@ -170,6 +173,14 @@ def chroma_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     finally:
         server.terminate()
         server.wait(10)
+
+
+def chroma_client(url: str) -> ClientAPI:
+    """chromadb's own client of a chroma server: a view of what the product stored there that
+    does not go through the product's client. Blocking."""
+    parts = urlsplit(url)
+    return chromadb.HttpClient(host=parts.hostname or "127.0.0.1", port=parts.port or 8000,
+                               settings=chromadb.Settings(anonymized_telemetry=False))
 
 
 def _wait_for(url: str, timeout: float = 30) -> None:

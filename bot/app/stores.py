@@ -10,7 +10,6 @@ from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
-from chromadb.api.client import Client
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.app.models import build_embedder
@@ -24,11 +23,13 @@ from memory.beliefs.rows import SQLBeliefRows
 from memory.beliefs.subjects import Subjects
 from memory.embeddings.packaged import minilm_tokenizer_file
 from memory.english import English
+from memory.errors import VectorStoreUnavailable
 from memory.facts.rows import SQLFactRows
 from memory.facts.store import FactStore
 from memory.feedback.rows import SQLFeedbackRows
 from memory.feedback.store import FeedbackMemory, LookupSettings
-from memory.index.chroma import ChromaIndex, IndexNames, open_client
+from memory.index.chroma import ChromaIndex, IndexNames, open_collections
+from memory.index.collections import Collections
 from memory.index.switch import adopt_embedder
 from memory.life_parts import LifeParts
 from memory.places import Places
@@ -94,15 +95,15 @@ async def open_stores(settings: Settings, stack: AsyncExitStack,
     engine = await open_database(settings, stack)
     autocommit = open_autocommit(settings, stack)
     embedder = await _open_embedder(settings, stack)
-    client = await _open_vector_client(settings, data_dir)
-    stack.push_async_callback(asyncio.to_thread, client.close)
+    vectors = await _open_vector_collections(settings, data_dir)
+    stack.push_async_callback(vectors.close)
     names = IndexNames.of(settings.vector.collection, embedder.name)
-    switched = await adopt_embedder(engine, client, settings.vector.collection, embedder.name)
-    topics = IndexedTopicStore(SQLTopicRows(engine, autocommit), ChromaIndex(client, names.topics),
+    switched = await adopt_embedder(engine, vectors, settings.vector.collection, embedder.name)
+    topics = IndexedTopicStore(SQLTopicRows(engine, autocommit), ChromaIndex(vectors, names.topics),
                                embedder)
     subjects = Subjects(embedder)
-    facts = FactStore(SQLFactRows(engine, autocommit), ChromaIndex(client, names.facts),
-                      ChromaIndex(client, names.taught), embedder, subjects)
+    facts = FactStore(SQLFactRows(engine, autocommit), ChromaIndex(vectors, names.facts),
+                      ChromaIndex(vectors, names.taught), embedder, subjects)
     rounds = SQLRoundStore(engine, autocommit)
     life_parts, asking = LifeParts.packaged(), AskingGate()
     answers = Answers(embedder, subjects, Places(),
@@ -114,10 +115,10 @@ async def open_stores(settings: Settings, stack: AsyncExitStack,
         profiles=SQLProfileStore(engine),
         topics=topics, facts=facts,
         feedback=_feedback_memory(settings, engine, autocommit,
-                                  ChromaIndex(client, names.feedback), embedder),
+                                  ChromaIndex(vectors, names.feedback), embedder),
         beliefs=SQLBeliefRows(engine, flipped_confidence=settings.beliefs.flipped_confidence,
                               autocommit=autocommit),
-        pool=SharedPool(SQLPoolRows(engine, autocommit), ChromaIndex(client, names.pool), embedder,
+        pool=SharedPool(SQLPoolRows(engine, autocommit), ChromaIndex(vectors, names.pool), embedder,
                         scrubber or PresidioScrubber()),
         retrievers=SQLRetrieverRows(engine, autocommit),
         uses=ReplyUses(rounds, SQLTopicRows(engine, autocommit), SQLFactRows(engine, autocommit),
@@ -188,10 +189,10 @@ async def _open_embedder(settings: Settings, stack: AsyncExitStack) -> Embedder:
     return embedder
 
 
-async def _open_vector_client(settings: Settings, data_dir: Path) -> Client:
+async def _open_vector_collections(settings: Settings, data_dir: Path) -> Collections:
     try:
-        return await asyncio.to_thread(open_client, settings.vector.url, data_dir)
-    except (ValueError, ConnectionError) as error:  # chromadb's "could not connect"
+        return await open_collections(settings.vector.url, data_dir)
+    except (ValueError, OSError, VectorStoreUnavailable) as error:
         if settings.vector.url:
             raise ConfigError(
                 f"Cannot reach the chroma server of setting 'vector.url' "

@@ -11,12 +11,14 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+import chromadb
+
 from bot.app import Companion, open_companion
 from bot.settings import Settings
 from memory.embeddings.onnx_minilm import OnnxMiniLM
-from memory.index.chroma import IndexNames, open_client
+from memory.index.chroma import IndexNames
 from tests.chatting import say
-from tests.conftest import make_settings
+from tests.conftest import chroma_client, make_settings
 from tests.fakes.openai_server import ScriptedLLM
 
 SWIMMING = "Ana swims in the lake every morning before work"
@@ -31,7 +33,8 @@ def _settings(tmp_path: Path, llm: ScriptedLLM, sql_url: str, **embeddings: Any)
 
 def _records(settings: Settings, embedder: str) -> dict[str, int]:
     """How many vectors each of a model's indexes holds, over all users."""
-    client = open_client("", settings.resolved_data_dir)
+    client = chromadb.PersistentClient(str(settings.resolved_data_dir / "chroma"),
+                                       settings=chromadb.Settings(anonymized_telemetry=False))
     names = IndexNames.of(settings.vector.collection, embedder)
     counts = dict.fromkeys(["topics", "facts", "taught", "pool", "feedback"], 0)
     for collection in client.list_collections():
@@ -114,7 +117,7 @@ async def test_switching_embedders_on_a_chroma_server_reindexes_every_topic(
     async with open_companion(endpoint) as companion:
         [found] = await companion.search_topics("ana", "ana plays table tennis every week.")
         assert found.score > 0.99  # the endpoint's vectors, built from SQL at start
-    client = await asyncio.to_thread(open_client, chroma_url, tmp_path)
+    client = await asyncio.to_thread(chroma_client, chroma_url)
     left = {c.name.rsplit("-", 1)[0] for c in client.list_collections()
             if c.name.startswith(vector["collection"])}
     assert left == {f"{vector['collection']}-openai-fake-embed",

@@ -7,7 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from bot.app.stores import Stores
-from memory.index.chroma import ChromaIndex, open_client
+from memory.index.chroma import ChromaIndex
+from memory.index.embedded import open_embedded
 from memory.pool.scrub import PresidioScrubber
 from memory.pool.store import REFRESH_SECONDS, SharedPool
 from memory.types import PoolEntry, PoolStatus
@@ -20,7 +21,7 @@ async def test_a_domains_first_entry_is_found_here_at_once_and_elsewhere_within_
     stores: Stores, tmp_path: Path
 ) -> None:
     now = [0.0]
-    index = ChromaIndex(open_client("", tmp_path / "pool"), "pool-test")
+    index = ChromaIndex(open_embedded(tmp_path / "pool"), "pool-test")
 
     def process() -> SharedPool:
         return SharedPool(stores.pool.rows, index, stores.embedder, PresidioScrubber(),

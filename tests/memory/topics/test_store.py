@@ -11,7 +11,8 @@ import pytest
 from memory.embeddings.onnx_minilm import OnnxMiniLM
 from memory.embeddings.packaged import minilm_tokenizer_file
 from memory.embeddings.requantize import requantized_minilm_file
-from memory.index.chroma import ChromaIndex, open_client
+from memory.index.chroma import ChromaIndex
+from memory.index.embedded import open_embedded
 from memory.sql.engine import open_engine
 from memory.sql.migrations import migrate
 from memory.topics.rows import SQLTopicRows
@@ -33,9 +34,9 @@ async def store(
 ) -> AsyncIterator[IndexedTopicStore]:
     engine = open_engine(sql_url)
     await migrate(engine)
-    client = open_client("", tmp_path)
+    client = open_embedded(tmp_path)
     yield IndexedTopicStore(SQLTopicRows(engine), ChromaIndex(client, "topics-test"), embedder)
-    client.close()
+    await client.close()
     await engine.dispose()
 
 
@@ -110,8 +111,8 @@ async def test_topics_survive_reopening_the_store(
 ) -> None:
     await store.add_topic("alice", "hobbies", HOBBY)
     engine = open_engine(sql_url)
-    client = open_client("", tmp_path)  # a second client on the same folder reopens the data
+    client = open_embedded(tmp_path)  # a second client on the same folder reopens the data
     reopened = IndexedTopicStore(SQLTopicRows(engine), ChromaIndex(client, "topics-test"), embedder)
     assert [label for label, _ in await _query(reopened, embedder, "alice", HOBBY)] == ["hobbies"]
-    client.close()
+    await client.close()
     await engine.dispose()
