@@ -55,7 +55,9 @@ class SQLFactRows:
         (`open_autocommit_engine`)."""
         self._engine = engine
         self._autocommit = autocommit or engine
-        # Provisional facts by id, with their vectors made unit length (see provisional_closest).
+        # Provisional facts by id, with their vectors made unit length (see provisional_closest),
+        # kept in half precision: 768 bytes a vector, 15 MB less for the 20,000 kept; cosines
+        # move by about 1e-4.
         self._provisional: OrderedDict[str, tuple[Fact, np.ndarray]] = OrderedDict()
         # A read of a user's provisional facts in flight, which a second asker shares.
         self._reading: dict[str, asyncio.Future[list[tuple[Fact, np.ndarray]]]] = {}
@@ -137,11 +139,13 @@ class SQLFactRows:
                     & facts.c.id.in_(missing)))).mappings().all()
                 for row in rows:
                     self._remember(to_fact(row), base64.b64decode(row["vector"]))
-        return [self._provisional[i] for i in ids if i in self._provisional]
+        kept = (self._provisional[i] for i in ids if i in self._provisional)
+        return [(fact, unit.astype(np.float32)) for fact, unit in kept]
 
     def _remember(self, fact: Fact, packed: bytes) -> None:
         vector = np.frombuffer(packed, dtype=np.float32)
-        self._provisional[fact.id] = (fact, vector / max(float(np.linalg.norm(vector)), 1e-12))
+        unit = vector / max(float(np.linalg.norm(vector)), 1e-12)
+        self._provisional[fact.id] = (fact, unit.astype(np.float16))
         while len(self._provisional) > PROVISIONAL_KEPT:
             self._provisional.popitem(last=False)
 
