@@ -1,9 +1,10 @@
 """Collections on a chroma server, over its HTTP API (v2) with aiohttp on the event loop.
 
 chromadb's own client blocks (each call in a worker thread) and checks every vector in Python:
-a query of a user's collection cost the bot 0.9-1.2 ms of CPU through it, 0.4 ms this way. The
-requests are the ones chromadb's client sends (`chromadb/api/fastapi.py`), and collections are
-made with the configuration it would give them, so either client reads what the other wrote.
+a query of a user's collection cost the bot 1.8-2.2 ms of CPU through it, 0.5-0.8 ms this
+way (`docs/pages/performance.md`). The requests are the ones chromadb's client sends
+(`chromadb/api/fastapi.py`), and collections are made with the configuration it would give
+them, so either client reads what the other wrote.
 """
 
 from __future__ import annotations

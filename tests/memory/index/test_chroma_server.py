@@ -4,7 +4,6 @@ independent view of what it stored."""
 
 from __future__ import annotations
 
-import socket
 from pathlib import Path
 
 import pytest
@@ -18,7 +17,13 @@ from memory.index.chroma import ChromaIndex
 from memory.index.collections import HNSW, SYNC_THRESHOLD
 from memory.index.embedded import VectorsMustBePassed
 from memory.index.server import CONFIGURATION, ChromaServer
-from tests.conftest import chroma_client, make_settings, opened_stores, search_topics
+from tests.conftest import (
+    _free_port,
+    chroma_client,
+    make_settings,
+    opened_stores,
+    search_topics,
+)
 
 
 @pytest.fixture
@@ -124,7 +129,7 @@ async def test_a_server_that_stops_answering_finds_nothing_and_says_why(
     tmp_path: Path, sql_url: str
 ) -> None:
     """A turn goes on with what SQL finds; opening the stores names the setting."""
-    down = f"http://127.0.0.1:{_closed_port()}"
+    down = f"http://127.0.0.1:{_free_port()}"  # nothing listens there
     server = ChromaServer(down)
     index = ChromaIndex(server, "down")
     assert await index.query("ana", _UNIT, 3) == []
@@ -134,12 +139,6 @@ async def test_a_server_that_stops_answering_finds_nothing_and_says_why(
     with pytest.raises(ConfigError, match=r"vector\.url"):
         async with opened_stores(make_settings(tmp_path, None, sql_url, vector={"url": down})):
             pass
-
-
-def _closed_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 _UNIT = [1.0] + [0.0] * 383
