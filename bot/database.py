@@ -12,6 +12,7 @@ from bot.errors import ConfigError
 from bot.settings import Settings
 from memory.sql.engine import open_autocommit_engine, open_engine
 from memory.sql.migrations import migrate
+from memory.sql.planner import write_planner_statistics
 
 
 async def open_database(settings: Settings, stack: AsyncExitStack) -> AsyncEngine:
@@ -25,6 +26,9 @@ async def open_database(settings: Settings, stack: AsyncExitStack) -> AsyncEngin
     stack.push_async_callback(engine.dispose)
     try:
         await migrate(engine)
+        if engine.dialect.name == "sqlite":
+            async with engine.begin() as conn:
+                await conn.run_sync(write_planner_statistics)
     except DBAPIError as error:
         raise ConfigError(
             f"Cannot open the database of setting 'sql.url' ({engine.url!r}): {error.orig}"
