@@ -114,6 +114,9 @@ def _closed_by_server(dbapi_connection: Any) -> bool:
 def _sqlite_engine(url: str, database: str | None, options: dict[str, Any]) -> AsyncEngine:
     if database and database != ":memory:":
         Path(database).parent.mkdir(parents=True, exist_ok=True)
+        # A turn runs up to eight statements at once, and upkeep more: 10 pooled connections
+        # keep them (each a thread and a parsed schema) where 5 opened and closed one a turn.
+        options |= {"pool_size": 10}
     engine = create_async_engine(url, connect_args={"timeout": 30}, **options)
 
     @event.listens_for(engine.sync_engine, "connect")
