@@ -27,17 +27,25 @@ def write_planner_statistics(conn: Connection) -> None:
     """Our statistics for every index of a table with a `user_id`, in place of what
     `sqlite_stat1` held for them; nothing is written when they are already there."""
     wanted = {(table, index): stat for table, index, stat in _statistics(conn)}
-    conn.execute(text("ANALYZE sqlite_schema"))  # creates sqlite_stat1 where missing
-    held = {(row.tbl, row.idx): row.stat for row in
-            conn.execute(text("SELECT tbl, idx, stat FROM sqlite_stat1"))}
+    held = _held(conn)
     if all(held.get(key) == stat for key, stat in wanted.items()):
-        return
+        return  # a read only: a cheap command beside a running bot takes no write lock
+    conn.execute(text("ANALYZE sqlite_schema"))  # creates sqlite_stat1 where missing
     for (table, index), stat in wanted.items():
         conn.execute(text("DELETE FROM sqlite_stat1 WHERE tbl = :table AND idx = :index"),
                      {"table": table, "index": index})
         conn.execute(text("INSERT INTO sqlite_stat1 (tbl, idx, stat) VALUES (:t, :i, :s)"),
                      {"t": table, "i": index, "s": stat})
     conn.execute(text("ANALYZE sqlite_schema"))  # this connection reads them again
+
+
+def _held(conn: Connection) -> dict[tuple[str, str], str]:
+    exists = conn.execute(text(
+        "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'sqlite_stat1'")).first()
+    if exists is None:
+        return {}
+    return {(row.tbl, row.idx): row.stat for row in
+            conn.execute(text("SELECT tbl, idx, stat FROM sqlite_stat1"))}
 
 
 def _statistics(conn: Connection) -> list[tuple[str, str, str]]:

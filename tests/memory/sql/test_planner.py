@@ -3,6 +3,7 @@ reads the statistics `open_database` writes (memory/sql/planner.py)."""
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack
@@ -74,12 +75,21 @@ async def test_every_index_of_a_table_of_users_has_its_statistics(
     assert stats["facts", "sqlite_autoindex_facts_1"].split()[1] == "1"
 
 
-async def test_opening_again_keeps_the_statistics(database: AsyncEngine, tmp_path: Path) -> None:
-    def read() -> list[tuple[str, str, str]]:
-        with sqlite3.connect(tmp_path / "companion.db") as conn:
-            return sorted(conn.execute("SELECT tbl, idx, stat FROM sqlite_stat1"))
-
-    first = read()
-    async with AsyncExitStack() as stack:
-        await open_database(load_settings(None, data_dir=tmp_path), stack)
-    assert read() == first
+async def test_opening_again_keeps_the_statistics_and_writes_nothing(
+    database: AsyncEngine, tmp_path: Path,
+) -> None:
+    """A cheap command opening the record beside a running bot takes no write lock."""
+    path = tmp_path / "companion.db"
+    with sqlite3.connect(path) as conn:
+        first = sorted(conn.execute("SELECT tbl, idx, stat FROM sqlite_stat1"))
+    writer = sqlite3.connect(path, isolation_level=None)
+    writer.execute("BEGIN IMMEDIATE")  # another process in the middle of a write
+    try:
+        async with AsyncExitStack() as stack:
+            await asyncio.wait_for(
+                open_database(load_settings(None, data_dir=tmp_path), stack), timeout=10)
+    finally:
+        writer.execute("ROLLBACK")
+        writer.close()
+    with sqlite3.connect(path) as conn:
+        assert sorted(conn.execute("SELECT tbl, idx, stat FROM sqlite_stat1")) == first
