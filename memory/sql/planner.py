@@ -11,6 +11,8 @@ documentation suggests, for that case, shipping statistics of the data's shape i
 
 from __future__ import annotations
 
+import re
+
 from sqlalchemy import Connection, text
 
 # SQLite's own assumption of a table's size when it knows nothing.
@@ -21,6 +23,8 @@ TABLE_ROWS = 1_000_000
 USERS = 100
 FEW = 4
 MANY = 100_000
+# A declared type such as VARCHAR(16), whatever follows it (a collation).
+_VARCHAR = re.compile(r"VARCHAR\((\d+)\)")
 
 
 def write_planner_statistics(conn: Connection) -> None:
@@ -87,6 +91,5 @@ def _distinct(kind: str) -> int:
 
 def _short_text(kind: str) -> bool:
     """A VARCHAR of at most 16 characters: a status, an origin, a speaker."""
-    if not kind.startswith("VARCHAR("):
-        return False
-    return int(kind[len("VARCHAR("):-1]) <= 16
+    length = _VARCHAR.match(kind)
+    return length is not None and int(length.group(1)) <= 16
