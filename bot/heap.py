@@ -1,11 +1,12 @@
-"""The heap of a serving process: few malloc arenas, and what a companion loads at start set
-aside from the garbage collector."""
+"""The heap of a serving process: few malloc arenas, freed memory given back to the system,
+and what a companion loads at start set aside from the garbage collector."""
 
 from __future__ import annotations
 
 import asyncio
 import ctypes
 import ctypes.util
+import functools
 import gc
 import sys
 import time
@@ -14,7 +15,18 @@ from collections.abc import Sequence
 MALLOC_ARENAS = 2
 # Seconds into serving when the heap is settled again (`settle_after_first_messages`).
 SETTLE_AGAIN_AFTER = (60.0, 600.0)
+# How often a serving process gives freed memory back (`give_back_freed_memory`).
+GIVE_BACK_EVERY_SECONDS = 10.0
 _M_ARENA_MAX = -8  # glibc's mallopt parameter
+
+
+@functools.cache
+def _libc() -> ctypes.CDLL | None:
+    """The C library on Linux (None elsewhere)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    libc_name = ctypes.util.find_library("c")
+    return None if libc_name is None else ctypes.CDLL(libc_name)
 
 
 def few_malloc_arenas() -> None:
@@ -24,14 +36,20 @@ def few_malloc_arenas() -> None:
     thread, the worker threads of chroma's client and of spaCy) held 538 MB at its peak under
     load with them, 510 MB with two (`benchmarks/load`, 300 users). Call it before the threads
     start."""
-    if not sys.platform.startswith("linux"):
-        return
-    libc_name = ctypes.util.find_library("c")
-    if libc_name is None:
-        return
-    libc = ctypes.CDLL(libc_name)
-    if hasattr(libc, "mallopt"):  # musl has none
+    libc = _libc()
+    if libc is not None and hasattr(libc, "mallopt"):  # musl has none
         libc.mallopt(_M_ARENA_MAX, MALLOC_ARENAS)
+
+
+def give_back_freed_memory() -> bool:
+    """Return the pages malloc holds free to the system now (glibc's `malloc_trim`); False
+    where there is none. The memory a hundred replies in flight used is freed in the middle of
+    malloc's arenas, between blocks still in use: glibc keeps it resident until trimmed."""
+    libc = _libc()
+    if libc is None or not hasattr(libc, "malloc_trim"):
+        return False
+    libc.malloc_trim(0)
+    return True
 
 
 def settle() -> None:
@@ -43,6 +61,24 @@ def settle() -> None:
     of what is frozen."""
     gc.collect()
     gc.freeze()
+
+
+async def tend(
+    settle_after: Sequence[float] = SETTLE_AGAIN_AFTER,
+    give_back_every: float = GIVE_BACK_EVERY_SECONDS,
+) -> None:
+    """What a serving process does for its heap while it serves, as a task beside it: settle
+    again after the first messages, and give freed memory back every `give_back_every` s."""
+    await asyncio.gather(settle_after_first_messages(settle_after),
+                         _keep_giving_back(give_back_every))
+
+
+async def _keep_giving_back(every: float) -> None:
+    while True:
+        await asyncio.sleep(every)
+        # ctypes lets go of the interpreter while it trims: replies go on meanwhile.
+        if not await asyncio.to_thread(give_back_freed_memory):
+            return
 
 
 async def settle_after_first_messages(after: Sequence[float] = SETTLE_AGAIN_AFTER) -> None:

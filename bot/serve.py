@@ -10,7 +10,7 @@ from typing import Protocol
 
 from bot.app import Companion, open_companion
 from bot.frontends.desk import FrontDesk
-from bot.heap import few_malloc_arenas, settle, settle_after_first_messages
+from bot.heap import few_malloc_arenas, settle, tend
 from bot.settings import Settings
 from bot.tokens import Tokens
 
@@ -56,7 +56,7 @@ async def serve(settings: Settings, tokens: Tokens) -> None:
     few_malloc_arenas()
     async with open_companion(settings, sweep=True) as companion:
         settle()
-        settling = asyncio.create_task(settle_after_first_messages())
+        tending = asyncio.create_task(tend())
         desk = companion.desk
         frontends = build_frontends(companion, desk, tokens)
         started: list[Frontend] = []
@@ -78,9 +78,9 @@ async def serve(settings: Settings, tokens: Tokens) -> None:
             await desk.drain(SHUTDOWN_GRACE_SECONDS)
             for frontend in started:
                 await frontend.close()
-            settling.cancel()
+            tending.cancel()
             with suppress(asyncio.CancelledError):
-                await settling
+                await tending
     log.info("Stopped cleanly")
 
 

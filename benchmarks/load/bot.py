@@ -23,7 +23,7 @@ from aiohttp import web
 from bot.app import open_companion
 from bot.commands.replies import Attachment
 from bot.core.inbound import Incoming
-from bot.heap import few_malloc_arenas, settle, settle_after_first_messages
+from bot.heap import few_malloc_arenas, settle, tend
 from bot.settings import load_settings
 
 
@@ -74,8 +74,8 @@ async def serve(port: int) -> None:
         loop.add_signal_handler(signum, stop.set)
     few_malloc_arenas()  # as `companion run` does
     async with open_companion(load_settings(), sweep=True) as companion:
-        settle()  # as `companion run` does, and again a minute in and ten minutes in
-        settling = asyncio.create_task(settle_after_first_messages())
+        settle()  # as `companion run` does, and tends the heap as it does
+        tending = asyncio.create_task(tend())
         desk = companion.desk
 
         async def message(request: web.Request) -> web.Response:
@@ -100,7 +100,7 @@ async def serve(port: int) -> None:
         finally:
             await desk.drain(20)
             await runner.cleanup()
-            settling.cancel()
+            tending.cancel()
 
 
 def main() -> None:

@@ -4,12 +4,14 @@ including what its first messages load."""
 from __future__ import annotations
 
 import gc
+import os
+import sys
 import weakref
 from collections.abc import Iterator
 
 import pytest
 
-from bot.heap import settle, settle_after_first_messages
+from bot.heap import give_back_freed_memory, settle, settle_after_first_messages
 
 
 @pytest.fixture
@@ -50,3 +52,22 @@ async def test_settling_again_keeps_garbage_out_of_what_is_frozen() -> None:
     await settle_after_first_messages(after=(0.01,))
 
     assert watching() is None
+
+
+def _resident_mb() -> float:
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's malloc_trim")
+def test_memory_freed_between_blocks_still_in_use_goes_back_to_the_system() -> None:
+    # What replies in flight leave behind: many blocks freed, a few still in use among them.
+    blocks = [bytes(4_000) for _ in range(40_000)]  # 160 MB, from malloc (not pymalloc)
+    kept = blocks[::50]
+    del blocks
+    held = _resident_mb()
+
+    assert give_back_freed_memory()
+
+    assert held - _resident_mb() > 100
+    assert len(kept) == 800
