@@ -1,5 +1,5 @@
 """A serving process sets aside from the garbage collector what lives as long as it does,
-including what its first messages load."""
+including what its first messages load, and gives the memory it freed back to the system."""
 
 from __future__ import annotations
 
