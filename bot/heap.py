@@ -86,8 +86,8 @@ async def settle_after_first_messages(after: Sequence[float] = SETTLE_AGAIN_AFTE
     on first use (dateparser's data for every language, spaCy's pipeline, scipy for the pool's
     reranker, the caches of SQLAlchemy's statements): about 100,000 more objects that live as
     long as the process. Left in reach, every full collection walked them: 80-165 ms, every 5
-    to 10 s under load (`benchmarks/load`, 300 users), each stopping every reply in progress.
-    Run it as a task beside serving."""
+    to 10 s under load (`benchmarks/load`, 300 users), each stopping every reply in progress;
+    20-50 ms once settled again. Run it as a task beside serving."""
     started = time.monotonic()
     for seconds in sorted(after):
         await asyncio.sleep(max(0.0, started + seconds - time.monotonic()))
