@@ -4,12 +4,14 @@ more), and every training is kept on record."""
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import numpy as np
 
 from bot.app import open_companion
 from bot.cli.pool import in_use_line
+from jobs.pool.retraining import due_after
 from jobs.queue import DONE, RETRAIN
 from memory.pool.reranker import same_kind_at_1
 from memory.pool.store import entry_id
@@ -105,3 +107,28 @@ async def test_the_trained_retriever_finds_the_kind_asked_for(
         nearest = await companion.pool.pool.nearest(["words"], vector, 1)
         assert nearest[0].document == "What's the opposite of fragile?"  # cosine's first
         assert np.isclose(nearest[0].score, 1.0, atol=0.3)
+
+
+async def test_a_large_pool_trains_again_when_a_tenth_of_it_is_new(
+    tmp_path: Path, llm: ScriptedLLM
+) -> None:
+    """Every `retrain_every` (25) new entries in a small pool, a tenth of it in a large one: a
+    training of a large pool costs seconds of CPU and 25 entries would teach it little."""
+    def entries(first: int, count: int) -> list[PoolEntry]:
+        return [_entry(n, "synonym" if n % 2 else "antonym", f"{WORDS[n % len(WORDS)]} {n}")
+                for n in range(first, first + count)]
+
+    async with open_companion(make_settings(tmp_path, llm)) as companion:
+        await companion.pool.pool.add_written(entries(0, 300))  # beside the personas' own
+        assert (await companion.worker.retrain_if_due()).retrained == 1
+        [first] = await companion.pool.trainings()
+        tenth = math.ceil(first.entries / 10)
+        assert tenth > 25
+        await companion.pool.pool.add_written(entries(300, tenth - 1))
+        assert (await companion.worker.retrain_if_due()).retrained == 0
+        await companion.pool.pool.add_written(entries(300 + tenth - 1, 1))
+        assert (await companion.worker.retrain_if_due()).retrained == 1
+        assert [t.entries for t in await companion.pool.trainings()] == [
+            first.entries + tenth, first.entries]
+    assert [due_after(last, 25) for last in (0, 50, 240, 300, 10_000)] == [
+        50, 75, 265, 330, 11_000]
