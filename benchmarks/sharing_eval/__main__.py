@@ -24,23 +24,24 @@ lookup of a turn (`PoolExamples.find`, the part of a turn the pool adds).
 
     python -m benchmarks.sharing_eval [--label-noise 0.0] [--big 10000]
 
-The independent set (benchmarks/data/sharing_independent.jsonl, 120 requests, 10 of each kind)
-was written from a brief naming only the task, by a helper who read neither the code nor the
-other sets; the pool it is measured on grows from the development set's stream, as a pool grows
-from other people's chats.
+The independent sets (benchmarks/data/sharing_independent.jsonl and sharing_independent2.jsonl,
+120 requests each, 10 of each kind) were each written from a brief naming only the task, by a
+helper who read neither the code nor the other sets; the pool they are measured on grows from
+the development set's stream, as a pool grows from other people's chats. The first has been run
+more than once and is development data now; the second is the headline, run once.
 
-The scrubber is measured on its own sets (benchmarks/data/scrub_development.jsonl, tuned on;
-scrub_independent.jsonl, written apart from the code, run once on an earlier, wider rule whose
-misses were then read: development data now; scrub_independent2.jsonl, written apart after
-that, run once, its misses then read: development data too; scrub_independent3.jsonl, written
-apart after that, run once, its misses then read: development data too;
-scrub_independent4.jsonl, written apart after that, run once: the headline): the personal
-details left and the task words kept (see `benchmarks.sharing_eval.scrubbing`).
+The scrubber is measured on its own sets (benchmarks/data/scrub_*.jsonl, each written by a
+helper from a brief naming only the task): the personal details left and the task words kept
+(see `benchmarks.sharing_eval.scrubbing`). The learned look (`memory.pool.tagger`) was trained
+on development, independent to independent4 and training_a to training_c, so their rows are
+figures on data it has seen (`python -m benchmarks.sharing_eval.train_tagger` gives each held
+out); scrub_independent5, written apart after that, is the headline.
 
 Default settings: SQLite, embedded chromadb, the packaged MiniLM embedder, Presidio scrubbing.
 The last line is `same_task_at_1=<x> task_words_kept=<y> personal_left=<n>`: the retriever the
-product put in use, 300 entries, domain pools, on the independent set; the scrubber's share of
-task words kept and the number of personal details left, on its newest independent set.
+product put in use, 300 entries, domain pools, on the second independent request set; the
+scrubber's share of task words kept and the number of personal details left, on
+scrub_independent5.
 """
 
 from __future__ import annotations
@@ -57,16 +58,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
-from benchmarks.sharing_eval.scrubbing import Scored, score_set
+from benchmarks.sharing_eval.scrubbing import TRAINING_SETS, Scored, score_set
 from benchmarks.support import read_set, silent, table_head, table_row
 from bot.app import Companion, open_companion
+from bot.app.scrubbing import packaged_scrubber
 from bot.settings import load_settings
-from memory.pool.scrub import PresidioScrubber
 from memory.pool.store import entry_id
 from memory.types import PoolEntry, PoolStatus
 from personas.loader import PACKAGED_DIR, load_personas, load_rubrics
 
 SIZES = (25, 50, 100, 300)
+HEADLINE_SCRUB_SET = "independent5"
 STREAM = 300
 SEED = 13
 
@@ -230,8 +232,10 @@ async def run(noise: float, big: int) -> tuple[float, Scored]:
     for name, data_set, tests in (
             ("development set", "sharing_development", None),
             ("held-out set", "sharing_heldout", None),
-            ("independent set (pool grown from the development set)", "sharing_development",
-             read_requests("sharing_independent"))):
+            ("independent set (pool grown from the development set; development data now)",
+             "sharing_development", read_requests("sharing_independent")),
+            ("second independent set (pool grown from the development set)",
+             "sharing_development", read_requests("sharing_independent2"))):
         results = {}
         for scope in ("domain", "all"):
             with tempfile.TemporaryDirectory() as folder:
@@ -256,12 +260,12 @@ async def scrubber_table() -> Scored:
     print("\nThe scrubber: personal details left and task words lost, each message alone")
     print(table_head("set", "messages", "personal details", "left", "task words", "kept",
                      align="lrrrrr"))
-    scrubber = PresidioScrubber()
+    scrubber = packaged_scrubber()
     scored = None
-    for name in ("development", "independent", "independent2", "independent3",
-                 "independent4"):
+    for name in (*TRAINING_SETS, HEADLINE_SCRUB_SET):
         scored = await score_set(name, scrubber)
-        print(table_row(name, scored.messages, scored.personal, len(scored.left),
+        seen = " (trained on)" if name in TRAINING_SETS else ""
+        print(table_row(name + seen, scored.messages, scored.personal, len(scored.left),
                         scored.task_words, f"{scored.task_words_kept:.3f}"))
     assert scored is not None
     return scored

@@ -19,8 +19,12 @@ from dataclasses import dataclass
 
 from benchmarks.support import read_set
 from memory.lexical import STOP_WORDS
-from memory.pool.scrub import PresidioScrubber
+from memory.pool.scrub import Scrubber
 
+# The sets the learned look (`memory.pool.tagger`) is trained on: every one whose misses have
+# been read, and those written to train on.
+TRAINING_SETS = ("development", "independent", "independent2", "independent3", "independent4",
+                 "training_a", "training_b", "training_c")
 _WORDS = re.compile(r"[\w@.+-]*\w")  # "I'm" is "I" and "m": function words
 
 
@@ -37,7 +41,7 @@ class Scored:
         return 1 - len(self.lost) / self.task_words if self.task_words else 1.0
 
 
-async def score_set(name: str, scrubber: PresidioScrubber) -> Scored:
+async def score_set(name: str, scrubber: Scrubber) -> Scored:
     records = read_set(f"scrub_{name}").records
     left: list[tuple[str, str]] = []
     lost: list[tuple[str, str]] = []
@@ -55,12 +59,18 @@ async def score_set(name: str, scrubber: PresidioScrubber) -> Scored:
     return Scored(len(records), personal, left, task_words, lost)
 
 
-def _left(detail: str, scrubbed: str, task_words: list[str]) -> bool:
+def telling_words(detail: str) -> list[str]:
+    """The words of a personal detail that say who: those with a capital, a digit or an @
+    (not function words), else its words but function words, else all of them."""
     words = _WORDS.findall(detail)
     telling = [w for w in words if w.lower() not in STOP_WORDS
                and any(c.isupper() or c.isdigit() or c == "@" for c in w)]
     content = [w for w in words if w.lower() not in STOP_WORDS]
-    for word in telling or content or words:
+    return telling or content or words
+
+
+def _left(detail: str, scrubbed: str, task_words: list[str]) -> bool:
+    for word in telling_words(detail):
         explained = sum(_count(word, task) for task in task_words)
         if _count(word, scrubbed) > explained:
             return True

@@ -13,6 +13,7 @@ from pathlib import Path
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.app.models import build_embedder
+from bot.app.scrubbing import packaged_scrubber
 from bot.core.prompt import memory_line
 from bot.database import open_autocommit, open_database
 from bot.errors import ConfigError
@@ -37,7 +38,7 @@ from memory.plans.rows import SQLPlanRows
 from memory.pool.examples import PoolExamples
 from memory.pool.retriever_rows import SQLRetrieverRows
 from memory.pool.rows import SQLPoolRows
-from memory.pool.scrub import PresidioScrubber, Scrubber
+from memory.pool.scrub import Scrubber
 from memory.pool.store import SharedPool
 from memory.protocols import Embedder
 from memory.provenance import ReplyUses
@@ -119,7 +120,7 @@ async def open_stores(settings: Settings, stack: AsyncExitStack,
         beliefs=SQLBeliefRows(engine, flipped_confidence=settings.beliefs.flipped_confidence,
                               autocommit=autocommit),
         pool=SharedPool(SQLPoolRows(engine, autocommit), ChromaIndex(vectors, names.pool), embedder,
-                        scrubber or PresidioScrubber()),
+                        scrubber or packaged_scrubber()),
         retrievers=SQLRetrieverRows(engine, autocommit),
         uses=ReplyUses(rounds, SQLTopicRows(engine, autocommit), SQLFactRows(engine, autocommit),
                        SQLFeedbackRows(engine, autocommit), SQLPoolRows(engine, autocommit),

@@ -31,14 +31,7 @@ class OnnxMiniLM:
                  ) -> None:
         # Shared with the token counter; truncated below.
         self._tokenizer = wordpiece_tokenizer(tokenizer_file)
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = threads
-        # Spinning worker threads slow the next CPU step (a chroma query) on small machines.
-        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        options.add_session_config_entry("session.inter_op.allow_spinning", "0")
-        self._session = ort.InferenceSession(
-            str(model_file), sess_options=options, providers=["CPUExecutionProvider"]
-        )
+        self._session = minilm_session(model_file, threads)
         self._inputs = {i.name for i in self._session.get_inputs()}
         self._batched = BatchedEmbedding(self.embed_blocking)
         self._readability = WordPieceReadability(tokenizer_file)
@@ -63,20 +56,37 @@ class OnnxMiniLM:
         of several a text's vector would depend on the texts beside it (cosine down to 0.98);
         and on chat-length texts the padding a run needs costs more than it saves (4.1 ms a
         text alone against 5.7 in runs of nine)."""
-        return [self._run(_truncated(encoding.ids))
+        return [self._run(truncated(encoding.ids))
                 for encoding in self._tokenizer.encode_batch(texts)]
 
     def _run(self, token_ids: list[int]) -> Vector:
         """One run of the model: the mean of the text's token states, normalized."""
-        ids = np.array([token_ids], dtype=np.int64)
-        feed = {"input_ids": ids, "attention_mask": np.ones_like(ids)}
-        if "token_type_ids" in self._inputs:
-            feed["token_type_ids"] = np.zeros_like(ids)
-        pooled = self._session.run(None, feed)[0][0].mean(axis=0)
+        pooled = token_states(self._session, self._inputs, token_ids).mean(axis=0)
         vector: Vector = (pooled / max(float(np.linalg.norm(pooled)), 1e-12)).tolist()
         return vector
 
 
-def _truncated(ids: list[int]) -> list[int]:
+def minilm_session(model_file: Path, threads: int = ONE_THREAD) -> ort.InferenceSession:
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    # Spinning worker threads slow the next CPU step (a chroma query) on small machines.
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    options.add_session_config_entry("session.inter_op.allow_spinning", "0")
+    return ort.InferenceSession(str(model_file), sess_options=options,
+                                providers=["CPUExecutionProvider"])
+
+
+def token_states(session: ort.InferenceSession, inputs: set[str], token_ids: list[int]
+                 ) -> np.ndarray:
+    """The model's last state of each word piece (pieces x 384)."""
+    ids = np.array([token_ids], dtype=np.int64)
+    feed = {"input_ids": ids, "attention_mask": np.ones_like(ids)}
+    if "token_type_ids" in inputs:
+        feed["token_type_ids"] = np.zeros_like(ids)
+    states: np.ndarray = session.run(None, feed)[0][0]
+    return states
+
+
+def truncated(ids: list[int]) -> list[int]:
     """At most MAX_TOKENS, the closing [SEP] kept (as the tokenizer's own truncation does)."""
     return ids if len(ids) <= MAX_TOKENS else [*ids[:MAX_TOKENS - 1], ids[-1]]

@@ -3,6 +3,7 @@ why). Imported at the first text to scrub: a process that never shares loads nei
 
 from __future__ import annotations
 
+import copy
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -21,9 +22,11 @@ from presidio_anonymizer.entities import OperatorConfig
 
 from memory.places import place_names
 from memory.pool.scrub import OTHER, PLACEHOLDER, PLACEHOLDERS, SPACY_MODEL
+from memory.pool.tagger import Found, Look, WordLook
 from memory.pool.ties import DAY_OF_MONTH, FORMS, a_persons, spreads
 
 _WORD = re.compile(r"[^\W_]+")  # card, bank and ID numbers, and anything else Presidio knows
+LEARNED = "LEARNED"  # a word the learned look took for a person's: "[detail]"
 
 
 class _TokenRecognizer(EntityRecognizer):
@@ -148,9 +151,9 @@ class PlacesInLowercase(_TokenRecognizer):
 
     entity = "LOCATION"
 
-    def __init__(self) -> None:
+    def __init__(self, places: frozenset[str]) -> None:
         super().__init__()
-        self._names = place_names()
+        self._names = places
 
     def found(self, tokens: list[Any]) -> list[Any]:
         return [t for i, t in enumerate(tokens)
@@ -164,16 +167,25 @@ _TOWARDS = frozenset({"to", "in", "from", "at", "near", "around", "outside", "vi
 
 
 class PresidioEngines:
-    """The analyzer and the anonymizer, loaded once; not for concurrent calls."""
+    """The analyzer and the anonymizer, loaded once, and the learned look (`tagger`,
+    `memory.pool.tagger`; None: the rules alone); not for concurrent calls."""
 
-    def __init__(self) -> None:
-        self._analyzer = _analyzer()
+    def __init__(self, tagger: WordLook | None = None,
+                 places: frozenset[str] | None = None) -> None:
+        self._analyzer = _analyzer(place_names() if places is None else places)
         self._anonymizer = AnonymizerEngine()  # type: ignore[no-untyped-call]
         self._operators = {
             "DEFAULT": OperatorConfig("replace", {"new_value": OTHER}),
             **{entity: OperatorConfig("replace", {"new_value": placeholder})
                for entity, placeholder in PLACEHOLDERS.items()},
         }
+        self._tagger = tagger
+
+    def looking_with(self, tagger: WordLook | None) -> PresidioEngines:
+        """These engines with another learned look (to compare taggers on one parse)."""
+        other = copy.copy(self)
+        other._tagger = tagger
+        return other
 
     def scrub(self, texts: Sequence[str]) -> list[str]:
         found = [self._found(text) for text in texts]
@@ -182,17 +194,34 @@ class PresidioEngines:
         return [self._replace(text, [r for r, _ in details], words)
                 for text, details in zip(texts, found, strict=True)]
 
-    def _found(self, text: str) -> list[tuple[RecognizerResult, bool]]:
-        """The details of a person in `text` (what Presidio finds, less what describes the
-        task), each with whether its words go wherever else they are said
-        (`memory.pool.ties`)."""
+    def analysis(self, text: str) -> tuple[Any, list[Found]]:
+        """spaCy's parse of `text` and what the rules found in it: the details of a person
+        (what Presidio finds, less what describes the task: `memory.pool.ties`) and the rest."""
         artifacts = self._analyzer.nlp_engine.process_text(text, "en")
         doc = artifacts.tokens
-        return [(r, spreads(r.entity_type, doc, r.start, r.end))
-                for r in self._analyzer.analyze(text=text, language="en",
-                                                nlp_artifacts=artifacts)
-                if not PLACEHOLDER.fullmatch(text[r.start:r.end])
-                and a_persons(r.entity_type, doc, r.start, r.end)]
+        return doc, [Found(r.entity_type, r.start, r.end,
+                           a_persons(r.entity_type, doc, r.start, r.end))
+                     for r in self._analyzer.analyze(text=text, language="en",
+                                                     nlp_artifacts=artifacts)
+                     if not PLACEHOLDER.fullmatch(text[r.start:r.end])]
+
+    def _found(self, text: str) -> list[tuple[RecognizerResult, bool]]:
+        """The details of a person in `text`, each with whether its words go wherever else
+        they are said (`memory.pool.ties`): what the rules take out, less what the learned
+        look keeps as the task's, and the words it takes for a person's (which go everywhere,
+        as names do)."""
+        doc, found = self.analysis(text)
+        look = self._tagger.look(doc, found) if self._tagger is not None else Look([], [])
+        details = [(RecognizerResult(f.entity_type, f.start, f.end, 1.0),
+                    spreads(f.entity_type, doc, f.start, f.end))
+                   for f in found if f.personal and f not in look.keep]
+        placeholders = [m.span() for m in PLACEHOLDER.finditer(text)]
+        for start, end in look.take_out:
+            if not any(a < end and start < b for a, b in
+                       [*placeholders, *((r.start, r.end) for r, _ in details)]):
+                details.append((RecognizerResult(LEARNED, start, end, 1.0),
+                                text[start:end].isalpha()))
+        return details
 
     def _replace(self, text: str, results: list[RecognizerResult], words: set[str]) -> str:
         """Take out what was found in this text, then the words of details found in the
@@ -207,7 +236,7 @@ class PresidioEngines:
         return text
 
 
-def _analyzer() -> AnalyzerEngine:
+def _analyzer(places: frozenset[str]) -> AnalyzerEngine:
     # Offline: the public-suffix list bundled with tldextract (used to tell emails and links
     # apart), never a download at run time.
     tldextract.tldextract.TLD_EXTRACTOR = tldextract.TLDExtract(suffix_list_urls=(), cache_dir=None)
@@ -218,7 +247,7 @@ def _analyzer() -> AnalyzerEngine:
     analyzer = AnalyzerEngine(nlp_engine=provider.create_engine(), supported_languages=["en"])
     analyzer.registry.add_recognizer(ProperNouns())
     analyzer.registry.add_recognizer(NamesOfPeopleNamed())
-    analyzer.registry.add_recognizer(PlacesInLowercase())
+    analyzer.registry.add_recognizer(PlacesInLowercase(places))
     # A capitalized word inside a sentence is a name in chat ("you and Tomasz on ...").
     analyzer.registry.add_recognizer(PatternRecognizer(
         supported_entity="PROPER_NOUN",

@@ -7,7 +7,11 @@ what those miss in chat: every proper noun spaCy tags (it finds "I'm Ana" and a 
 ("my sister summer", "hey its marco", "Mateus and I"), a capitalized word inside a sentence,
 handles (@name), a day of a month ("2 Nov"), and any number, since an age, a house number or a
 sum can say who someone is; a capitalized ordinary word is lost now and then. What describes
-the task stays (`memory.pool.ties`). A detail found in a message is also taken out of its reply.
+the task stays (`memory.pool.ties`). Then a learned look at every word (`memory.pool.tagger`)
+takes out what reads as a person's though the rules let it through ("ugh bill from accounts"),
+and keeps what the rules took out but reads as the task's, never a person's name or a contact
+("a 4-day trip to Lisbon", "a haiku about Kyoto"). A detail found in a message is also taken
+out of its reply.
 Each is replaced by a readable placeholder ("[name]", "[place]"), so an example still reads as
 an example.
 """
@@ -17,7 +21,7 @@ from __future__ import annotations
 import asyncio
 import re
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
@@ -51,13 +55,16 @@ class Scrubber(Protocol):
 
 
 class PresidioScrubber:
-    """Imports and loads Presidio and the spaCy model at the first text (about a second, so a
-    process that never shares pays nothing, not even the import); each text then takes 5 to
-    20 ms, in a worker thread, one at a time (spaCy's pipeline is not made for concurrent
-    calls)."""
+    """Imports and loads Presidio, the spaCy model and the learned look at the first text
+    (about two seconds, so a process that never shares pays nothing, not even the import);
+    each text then takes 10 to 30 ms, in a worker thread, one at a time (spaCy's pipeline and
+    the look's MiniLM session are not made for concurrent calls)."""
 
-    def __init__(self) -> None:
+    def __init__(self, make_engines: Callable[[], PresidioEngines]) -> None:
+        """`make_engines`: what loads the engines at the first text
+        (`bot.app.scrubbing.packaged_engines`)."""
         self._lock = threading.Lock()
+        self._make_engines = make_engines
         self._engines: PresidioEngines | None = None
 
     async def scrub(self, texts: Sequence[str]) -> list[str]:
@@ -66,7 +73,5 @@ class PresidioScrubber:
     def scrub_now(self, texts: Sequence[str]) -> list[str]:
         with self._lock:
             if self._engines is None:
-                from memory.pool.presidio import PresidioEngines
-
-                self._engines = PresidioEngines()
+                self._engines = self._make_engines()
             return self._engines.scrub(texts)

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from bot.app.scrubbing import packaged_scrubber
 from bot.app.stores import Stores
 from memory.index.chroma import ChromaIndex
 from memory.index.embedded import open_embedded
-from memory.pool.scrub import PresidioScrubber
 from memory.pool.store import REFRESH_SECONDS, SharedPool
 from memory.types import PoolEntry, PoolStatus
 
@@ -24,7 +24,7 @@ async def test_a_domains_first_entry_is_found_here_at_once_and_elsewhere_within_
     index = ChromaIndex(open_embedded(tmp_path / "pool"), "pool-test")
 
     def process() -> SharedPool:
-        return SharedPool(stores.pool.rows, index, stores.embedder, PresidioScrubber(),
+        return SharedPool(stores.pool.rows, index, stores.embedder, packaged_scrubber(),
                           clock=lambda: now[0])
 
     sharing, other = process(), process()

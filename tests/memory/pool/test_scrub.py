@@ -1,5 +1,6 @@
-"""The pool's scrubber (Presidio, spaCy's parse): what says who someone is goes, what says what
-the request is stays. Real Presidio and spaCy."""
+"""The pool's scrubber (Presidio, spaCy's parse, the learned look): what says who someone is
+goes, what says what the request is stays. Real Presidio, spaCy and MiniLM, and the packaged
+look's weights."""
 
 from __future__ import annotations
 
@@ -7,12 +8,13 @@ import re
 
 import pytest
 
+from bot.app.scrubbing import packaged_scrubber
 from memory.pool.scrub import PresidioScrubber
 
 
 @pytest.fixture(scope="module")
 def scrubber() -> PresidioScrubber:
-    return PresidioScrubber()
+    return packaged_scrubber()
 
 
 def _has(word: str, text: str) -> bool:
@@ -55,6 +57,10 @@ def _has(word: str, text: str) -> bool:
     ("hi it's aoife, a poem about rain please", ["aoife"]),
     ("I'm 47, bad back. Gentle stretches for 10 minutes", ["47"]),
     ("just got back to sheffield, cheer me up", ["sheffield"]),
+    # What the rules let through and the learned look takes out; a name it never keeps.
+    ("ugh bill from accounts yelled at me again, cheer me up", ["bill"]),
+    ("I live in Lisbon and want a haiku about Kyoto", ["Lisbon"]),
+    ("my parrot Churchill learned a new word!", ["Churchill"]),
 ])
 async def test_what_says_who_someone_is_goes(scrubber: PresidioScrubber, text: str,
                                              gone: list[str]) -> None:
@@ -80,6 +86,13 @@ async def test_what_says_who_someone_is_goes(scrubber: PresidioScrubber, text: s
     ("Limerick about a goat, and a Saturday brunch menu", ["Limerick", "Saturday"]),
     ("an ode in the style of Keats about a winter morning", ["Keats", "winter"]),
     ("I'm tired, a lullaby about the gym please", ["tired", "gym"]),
+    # What the rules take out and the learned look keeps as the task's: where a trip goes,
+    # what a poem is about, a kind of diet, a budget.
+    ("Plan me a 4-day trip to Lisbon in October, under 500 euros", ["Lisbon", "October",
+                                                                   "500 euros"]),
+    ("write a haiku about Kyoto in spring", ["Kyoto"]),
+    ("A Mediterranean diet plan for 2 weeks", ["Mediterranean"]),
+    ("ask ben if he wants a 20-minute HIIT workout", ["HIIT"]),
 ])
 async def test_what_says_what_the_request_is_stays(scrubber: PresidioScrubber, text: str,
                                                    kept: list[str]) -> None:
