@@ -131,7 +131,7 @@ class _Scrubbing:
 
 async def main() -> None:
     places, names = place_names(), first_names()
-    states = MiniLMWordStates(requantized_minilm_file(), minilm_tokenizer_file())
+    states = MiniLMWordStates.from_files(requantized_minilm_file(), minilm_tokenizer_file())
     rules = PresidioEngines(None, places)
     features = WordFeatures(states, names, places)
     sets = [LookedSet(name, rules, features) for name in TRAINING_SETS]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import onnxruntime as ort
@@ -13,6 +14,9 @@ from memory.embeddings.batching import BatchedEmbedding
 from memory.embeddings.readability import WordPieceReadability
 from memory.protocols import Vector
 from memory.tokens import wordpiece_tokenizer
+
+if TYPE_CHECKING:
+    from memory.embeddings.token_states import MiniLMWordStates
 
 MAX_TOKENS = 256  # what all-MiniLM-L6-v2 was trained on; longer texts are truncated
 # A chat-length text alone: 3.0 ms of CPU and 3.0 ms of wall time on one thread, against 5.1 ms
@@ -40,6 +44,13 @@ class OnnxMiniLM:
         if not texts:
             return []
         return await self._batched.embed(texts)
+
+    def word_states(self) -> MiniLMWordStates:
+        """What the model makes of each word of a text, from this embedder's session (the
+        scrubber's learned look reads it)."""
+        from memory.embeddings.token_states import MiniLMWordStates
+
+        return MiniLMWordStates(self._session, self._tokenizer)
 
     def readable(self, text: str) -> float:
         """MiniLM reads English word pieces: Hindi, Punjabi, Russian or emoji it does not."""

@@ -8,6 +8,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
+import onnxruntime as ort
+from tokenizers import Tokenizer
 
 from memory.embeddings.onnx_minilm import minilm_session, token_states, truncated
 from memory.tokens import wordpiece_tokenizer
@@ -16,15 +18,21 @@ DIMENSIONS = 384
 
 
 class MiniLMWordStates:
-    """The int8 MiniLM (the packaged embedder's model) in a session of its own, one thread;
-    not for concurrent calls."""
+    """The int8 MiniLM (the packaged embedder's model): the embedder's own session when it is
+    that model (`OnnxMiniLM.word_states`; onnxruntime runs calls from several threads), else
+    one of its own (`from_files`)."""
 
     name = "minilm-l6-qint8"
 
-    def __init__(self, model_file: Path, tokenizer_file: Path) -> None:
-        self._tokenizer = wordpiece_tokenizer(tokenizer_file)
-        self._session = minilm_session(model_file)
+    def __init__(self, session: ort.InferenceSession, tokenizer: Tokenizer) -> None:
+        self._tokenizer = tokenizer
+        self._session = session
         self._inputs = {i.name for i in self._session.get_inputs()}
+
+    @classmethod
+    def from_files(cls, model_file: Path, tokenizer_file: Path) -> MiniLMWordStates:
+        """A session of its own (about 40 MB), one thread."""
+        return cls(minilm_session(model_file), wordpiece_tokenizer(tokenizer_file))
 
     def of_spans(self, text: str, spans: Sequence[tuple[int, int]]
                  ) -> tuple[np.ndarray, list[int]]:

@@ -167,10 +167,10 @@ _TOWARDS = frozenset({"to", "in", "from", "at", "near", "around", "outside", "vi
 
 
 class PresidioEngines:
-    """The analyzer and the anonymizer, loaded once, and the learned look (`tagger`,
+    """The analyzer and the anonymizer, loaded once, and the learned look (`look`,
     `memory.pool.tagger`; None: the rules alone); not for concurrent calls."""
 
-    def __init__(self, tagger: WordLook | None = None,
+    def __init__(self, look: WordLook | None = None,
                  places: frozenset[str] | None = None) -> None:
         self._analyzer = _analyzer(place_names() if places is None else places)
         self._anonymizer = AnonymizerEngine()  # type: ignore[no-untyped-call]
@@ -179,12 +179,12 @@ class PresidioEngines:
             **{entity: OperatorConfig("replace", {"new_value": placeholder})
                for entity, placeholder in PLACEHOLDERS.items()},
         }
-        self._tagger = tagger
+        self._look = look
 
-    def looking_with(self, tagger: WordLook | None) -> PresidioEngines:
-        """These engines with another learned look (to compare taggers on one parse)."""
+    def looking_with(self, look: WordLook | None) -> PresidioEngines:
+        """These engines with another learned look (to compare looks with one analyzer)."""
         other = copy.copy(self)
-        other._tagger = tagger
+        other._look = look
         return other
 
     def scrub(self, texts: Sequence[str]) -> list[str]:
@@ -200,7 +200,7 @@ class PresidioEngines:
         artifacts = self._analyzer.nlp_engine.process_text(text, "en")
         doc = artifacts.tokens
         return doc, [Found(r.entity_type, r.start, r.end,
-                           a_persons(r.entity_type, doc, r.start, r.end))
+                           a_persons(r.entity_type, doc, r.start, r.end), r.score)
                      for r in self._analyzer.analyze(text=text, language="en",
                                                      nlp_artifacts=artifacts)
                      if not PLACEHOLDER.fullmatch(text[r.start:r.end])]
@@ -211,8 +211,8 @@ class PresidioEngines:
         look keeps as the task's, and the words it takes for a person's (which go everywhere,
         as names do)."""
         doc, found = self.analysis(text)
-        look = self._tagger.look(doc, found) if self._tagger is not None else Look([], [])
-        details = [(RecognizerResult(f.entity_type, f.start, f.end, 1.0),
+        look = self._look.look(doc, found) if self._look is not None else Look([], [])
+        details = [(RecognizerResult(f.entity_type, f.start, f.end, f.score),
                     spreads(f.entity_type, doc, f.start, f.end))
                    for f in found if f.personal and f not in look.keep]
         placeholders = [m.span() for m in PLACEHOLDER.finditer(text)]

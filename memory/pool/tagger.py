@@ -58,6 +58,7 @@ class Found:
     start: int
     end: int
     personal: bool
+    score: float = 1.0  # how sure the recognizer was (the placeholder of the surest is used)
 
 
 @dataclass(frozen=True)

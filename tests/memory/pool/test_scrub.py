@@ -9,6 +9,9 @@ import re
 import pytest
 
 from bot.app.scrubbing import packaged_scrubber
+from memory.embeddings.onnx_minilm import OnnxMiniLM
+from memory.embeddings.packaged import minilm_tokenizer_file
+from memory.embeddings.requantize import requantized_minilm_file
 from memory.pool.scrub import PresidioScrubber
 
 
@@ -113,3 +116,17 @@ async def test_a_number_said_of_someone_stays_where_it_describes_the_task(
 ) -> None:
     [scrubbed] = await scrubber.scrub(["I'm 17, write me a haiku of 17 syllables"])
     assert scrubbed.count("17") == 1 and _has("17 syllables", scrubbed), scrubbed
+
+
+async def test_the_look_reads_the_embedders_own_session_when_it_is_minilm() -> None:
+    """A process that embeds with the packaged MiniLM scrubs with the same session (no second
+    copy of the model) and the embedder still embeds."""
+    embedder = OnnxMiniLM(requantized_minilm_file(), minilm_tokenizer_file())
+    try:
+        scrubber = packaged_scrubber(embedder)
+        [scrubbed] = await scrubber.scrub(["ugh bill from accounts yelled at me again"])
+        assert not _has("bill", scrubbed), scrubbed
+        [vector] = await embedder.embed(["ugh bill from accounts yelled at me again"])
+        assert len(vector) == 384
+    finally:
+        await embedder.aclose()
