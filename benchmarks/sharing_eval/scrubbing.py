@@ -24,7 +24,7 @@ from memory.pool.scrub import Scrubber
 # The sets the learned look (`memory.pool.tagger`) is trained on: every one whose misses have
 # been read, and those written to train on.
 TRAINING_SETS = ("development", "independent", "independent2", "independent3", "independent4",
-                 "training_a", "training_b", "training_c")
+                 "training_a", "training_b", "training_c", "training_d", "training_e")
 _WORDS = re.compile(r"[\w@.+-]*\w")  # "I'm" is "I" and "m": function words
 
 

@@ -5,22 +5,24 @@ Examples: every word of the scrub sets whose misses have been read or that were 
 train on (`TRAINING_SETS`, benchmarks/data/scrub_*.jsonl, each written by a helper from a brief
 naming only the task). A word is a person's when it is a telling word of a listed personal
 detail (`benchmarks.sharing_eval.scrubbing.telling_words`: "16" of "turned 16"; the other words
-of such a detail are left out of the training), anything else is not. The network (one hidden
-layer, scikit-learn's MLPClassifier) is fitted on all of them and written to
-memory/pool/scrub_tagger.npz. Before that, each set is held out in turn: the look is trained on
-the rest and the product's scrubber, rules and look together, scrubs the held-out set; the table
-gives what the rules alone leave and keep beside that. That is how the thresholds below were
-chosen, on the held-out figures of all eight sets: taking out from 0.05 or 0.1; keeping from
-0.8, 0.9 or 0.95 of the task's and under 0.003, 0.01, 0.03 or 0.1 of a person's; or never
-keeping (the look then only takes out: 12 details left of 1,864, task words kept 0.790,
-against the rules' 35 and 0.794). The network's size (64 units) was not tuned.
+of such a detail are left out of the training), the task's when it is a word of a listed task
+word, and neither otherwise. Five networks (one hidden layer, scikit-learn's MLPClassifier,
+seeds 0-4; their chances are averaged) are fitted on all of them and written to
+memory/pool/scrub_tagger.npz. Before that, each set is held
+out in turn: the look is trained on the rest and the product's scrubber, rules and look
+together, scrubs the held-out set; the table gives what the rules alone leave and keep beside
+that. That is how the thresholds below were chosen, on the held-out figures of the first eight
+sets (before training_d and training_e): taking out from 0.05 or 0.1; keeping from 0.8, 0.9 or
+0.95 of the task's and under 0.003, 0.01, 0.03 or 0.1 of a person's; or never keeping (the look
+then only takes out: 12 details left of 1,864, task words kept 0.790, against the rules' 35 and
+0.794). The network's size (64 units) was not tuned.
 
     python -m benchmarks.sharing_eval.train_tagger
 
 Weak spots: every set was written by an AI helper to a brief of the same kind, so their people,
 places and phrasings are alike across sets in ways real chat is not; the held-out rows measure
-that likeness too. The independent set run in `benchmarks.sharing_eval` (scrub_independent5)
-is the one written apart from all of these.
+that likeness too. The independent sets run in `benchmarks.sharing_eval` (scrub_independent5 and
+scrub_independent6) were written apart from all of these.
 
 Last line: `left_rules=<personal details the rules alone leave, all held-out sets>
 left_look=<with the look> kept_rules=<task words kept> kept_look=<with the look>`.
@@ -59,7 +61,7 @@ ALPHA = 1e-3  # the network's L2 penalty
 TAKE_OUT = 0.05  # from this chance of a person's a word goes: a name left is worse than a word lost
 KEEP = 0.8  # from this chance of the task's (each word) a detail the rules found stays...
 KEEP_BELOW = 0.003  # ...when each word's chance of a person's is under this
-SEED = 0
+NETWORKS = 5  # trained from seeds 0-4, their chances averaged
 
 
 IGNORED = ""  # a word of a personal detail that does not say who: left out of the training
@@ -104,18 +106,23 @@ def _labels(doc: Any, personal: Sequence[str], task_words: Sequence[str]) -> np.
 
 
 def fitted(examples: Sequence[Examples], embedder: str) -> TaggerWeights:
+    """`NETWORKS` networks, one from each seed, on the same examples."""
     from sklearn.neural_network import MLPClassifier
 
     features = np.vstack([e.features for e in examples])
     labels = np.concatenate([e.labels for e in examples])
     used = labels != IGNORED
-    network = MLPClassifier(hidden_layer_sizes=(UNITS,), alpha=ALPHA, max_iter=300,
-                            random_state=SEED).fit(features[used], labels[used].astype(str))
-    hidden, out = network.coefs_
-    hidden_bias, out_bias = network.intercepts_
-    return TaggerWeights(hidden.astype(np.float32), hidden_bias.astype(np.float32),
-                         out.astype(np.float32), out_bias.astype(np.float32),
-                         tuple(str(c) for c in network.classes_), TAKE_OUT, KEEP, KEEP_BELOW,
+    networks = [MLPClassifier(hidden_layer_sizes=(UNITS,), alpha=ALPHA, max_iter=300,
+                              random_state=seed).fit(features[used], labels[used].astype(str))
+                for seed in range(NETWORKS)]
+    classes = tuple(str(c) for c in networks[0].classes_)
+    assert all(tuple(str(c) for c in n.classes_) == classes for n in networks)
+
+    def stacked(part: str, layer: int) -> np.ndarray:
+        return np.stack([getattr(n, part)[layer] for n in networks]).astype(np.float32)
+
+    return TaggerWeights(stacked("coefs_", 0), stacked("intercepts_", 0), stacked("coefs_", 1),
+                         stacked("intercepts_", 1), classes, TAKE_OUT, KEEP, KEEP_BELOW,
                          embedder)
 
 

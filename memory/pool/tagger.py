@@ -63,13 +63,15 @@ class Found:
 
 @dataclass(frozen=True)
 class TaggerWeights:
-    """A network of one hidden layer (ReLU) and a softmax over what a word is: `PERSONAL` (a
-    person's detail), `TASK` (part of what is asked for) or anything else."""
+    """A few networks of one hidden layer (ReLU) and a softmax over what a word is: `PERSONAL`
+    (a person's detail), `TASK` (part of what is asked for) or anything else. They differ only
+    in the seed they were trained from, and their chances are averaged: one network alone
+    changes its mind on a word from one seed to the next."""
 
-    hidden: np.ndarray  # (features, units)
-    hidden_bias: np.ndarray
-    out: np.ndarray  # (units, classes)
-    out_bias: np.ndarray
+    hidden: np.ndarray  # (networks, features, units)
+    hidden_bias: np.ndarray  # (networks, units)
+    out: np.ndarray  # (networks, units, classes)
+    out_bias: np.ndarray  # (networks, classes)
     classes: tuple[str, ...]
     take_out: float  # from this chance of a person's, a word goes
     keep: float  # from this chance of the task's, a detail the rules found may stay...
@@ -77,11 +79,12 @@ class TaggerWeights:
     embedder: str  # whose word states it was trained on
 
     def probabilities(self, features: np.ndarray) -> np.ndarray:
-        """(words, classes)."""
-        hidden = np.maximum(features @ self.hidden + self.hidden_bias, 0.0)
-        logits = hidden @ self.out + self.out_bias
-        odds = np.exp(logits - logits.max(axis=1, keepdims=True))
-        return np.asarray(odds / odds.sum(axis=1, keepdims=True))
+        """(words, classes): the networks' mean."""
+        hidden = np.maximum(np.einsum("wf,nfu->nwu", features, self.hidden)
+                            + self.hidden_bias[:, None, :], 0.0)
+        logits = np.einsum("nwu,nuc->nwc", hidden, self.out) + self.out_bias[:, None, :]
+        odds = np.exp(logits - logits.max(axis=2, keepdims=True))
+        return np.asarray((odds / odds.sum(axis=2, keepdims=True)).mean(axis=0))
 
     def to_bytes(self) -> bytes:
         buffer = io.BytesIO()
