@@ -1,9 +1,11 @@
-"""A learned second look at the words of a text to share: is a word a person's detail that the
-rules (`memory.pool.presidio`, `memory.pool.ties`) let through?
+"""A learned second look at the words of a text to share, after the rules
+(`memory.pool.presidio`, `memory.pool.ties`): is a word a person's, or part of the task?
 
-The rules miss names spaCy's small model reads as common words or does not know ("ask ben",
-"its jesica", "my parrot Churchill"). A small neural network (one hidden layer, trained with
-scikit-learn, weights in `scrub_tagger.npz`) reads each word as:
+The rules miss names spaCy's small model reads as common words or does not know ("ugh bill
+from accounts"), and take out places and names that are what a request is about ("a 4-day
+trip to Lisbon", "a haiku about Kyoto"). Five small networks (one hidden layer each, trained
+with scikit-learn from five seeds, their chances averaged; weights in `scrub_tagger.npz`) read
+each word as:
 
 - what MiniLM makes of it in its context (`memory.embeddings.token_states`);
 - its shape (a capital, digits, an @, its length, the start of a sentence, how many word pieces);
@@ -11,10 +13,12 @@ scikit-learn, weights in `scrub_tagger.npz`) reads each word as:
 - whether it is a first name somewhere (`memory.pool.first_names`) or a place (`memory.places`);
 - what the rules found in it, and whether they took it out or kept it as part of the task;
 
-and the same (MiniLM aside) of the words beside it and of the word it depends on. It only
-adds: what the rules take out stays out, and a word it takes out goes wherever else the texts
-say it, as a name does. `python -m benchmarks.sharing_eval.train_tagger` trains it on the
-helper-written scrub sets and says how it does on each set left out of its training.
+and the same (MiniLM aside) of the words beside it and of the word it depends on. A word
+likely a person's goes, and wherever else the texts say it, as a name does. A detail the rules
+found stays only when every word of it is likely the task's and very unlikely a person's, and
+never a contact or a name spaCy calls a person's. `python -m
+benchmarks.sharing_eval.train_tagger` trains it on the helper-written scrub sets and says how
+it does on each set left out of its training.
 """
 
 from __future__ import annotations
