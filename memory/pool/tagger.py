@@ -116,13 +116,13 @@ _NEVER_KEPT = frozenset({"EMAIL_ADDRESS", "PHONE_NUMBER", "URL", "IP_ADDRESS", "
 
 @dataclass(frozen=True, slots=True)
 class Look:
-    take_out: list[tuple[int, int]]  # character spans of words the rules let through
+    take_out: list[tuple[int, int]]  # character spans of the words likely a person's
     keep: list[Found]  # details the rules would take out that are part of the task
 
 
 class WordLook:
     """Looks at the words of a parsed text the rules have been through; not for concurrent
-    calls (its MiniLM session runs one text at a time)."""
+    calls (the scrubber makes one at a time)."""
 
     def __init__(self, weights: TaggerWeights, states: WordStates,
                  first_names: frozenset[str], places: frozenset[str]) -> None:
@@ -132,9 +132,9 @@ class WordLook:
         self._features = WordFeatures(states, first_names, places)
 
     def look(self, doc: Any, found: Sequence[Found]) -> Look:
-        """The words of `doc` (spaCy's) that are a person's though the rules `found` nothing
-        there, and the details the rules found whose every word is likely the task's and
-        very unlikely a person's."""
+        """The words of `doc` (spaCy's) likely a person's, whatever the rules `found`, and the
+        details the rules found whose every word is likely the task's and very unlikely a
+        person's."""
         if not len(doc):
             return Look([], [])
         weights = self._weights
@@ -155,7 +155,7 @@ class WordLook:
 
 
 class WordFeatures:
-    """What the network reads of each word (the module's docstring says what)."""
+    """What the networks read of each word (the module's docstring says what)."""
 
     def __init__(self, states: WordStates, first_names: frozenset[str],
                  places: frozenset[str]) -> None:
