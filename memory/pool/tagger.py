@@ -84,9 +84,8 @@ class TaggerWeights:
 
     def probabilities(self, features: np.ndarray) -> np.ndarray:
         """(words, classes): the networks' mean."""
-        hidden = np.maximum(np.einsum("wf,nfu->nwu", features, self.hidden)
-                            + self.hidden_bias[:, None, :], 0.0)
-        logits = np.einsum("nwu,nuc->nwc", hidden, self.out) + self.out_bias[:, None, :]
+        hidden = np.maximum(features[None] @ self.hidden + self.hidden_bias[:, None, :], 0.0)
+        logits = hidden @ self.out + self.out_bias[:, None, :]
         odds = np.exp(logits - logits.max(axis=2, keepdims=True))
         return np.asarray((odds / odds.sum(axis=2, keepdims=True)).mean(axis=0))
 
