@@ -57,8 +57,8 @@ class Scrubber(Protocol):
 class PresidioScrubber:
     """Imports and loads Presidio, the spaCy model and the learned look at the first text
     (about two seconds, so a process that never shares pays nothing, not even the import);
-    each text then takes 10 to 30 ms, in a worker thread, one at a time (spaCy's pipeline and
-    the look's MiniLM session are not made for concurrent calls)."""
+    each text then takes 10 to 30 ms, in a worker thread, one at a time (spaCy's pipeline is
+    not made for concurrent calls)."""
 
     def __init__(self, make_engines: Callable[[], PresidioEngines]) -> None:
         """`make_engines`: what loads the engines at the first text
