@@ -3,7 +3,7 @@ share names a person ("ask ben", "its jesica"), which spaCy's small model often 
 common word. Many first names are common words too ("Summer", "Grace", "Will"): the list only
 says the word may be a name, and the learned look (`memory.pool.tagger`) weighs it with the rest.
 
-The names (`first_names.txt.gz`, 20,600 of them in Latin letters, 0.1 MB) come from the person
+The names (`first_names.txt.gz`, 20,569 of them in Latin letters, 60 KB) come from the person
 providers of every locale of the Faker package (MIT); `python -m memory.pool.first_names`
 writes the list again from it (`pip install faker==40.63.0` first; it is not a dependency).
 """
