@@ -81,9 +81,8 @@ class SQLFactRows:
         ids = [f.id for f in new_facts]
         vector_of = dict(zip(ids, vectors, strict=True)) if vectors is not None else {}
         async with self._engine.begin() as conn:
-            stored = set((await conn.execute(
-                select(facts.c.id).where((facts.c.user_id == new_facts[0].user_id)
-                                         & facts.c.id.in_(ids)))).scalars())
+            stored = {row["id"] for row in await _stored_ids(len(ids)).rows(
+                conn, user_id=new_facts[0].user_id, **_numbered("id", ids))}
             missing = [f for f in new_facts if f.id not in stored]
             if missing:
                 await insert_facts(conn, [
@@ -134,9 +133,8 @@ class SQLFactRows:
         async with self._autocommit.connect() as conn:
             ids = [row["id"] for row in await _PROVISIONAL_IDS.rows(conn, user_id=user_id)]
             if missing := [i for i in ids if i not in self._provisional]:
-                rows = (await conn.execute(select(facts).where(
-                    _searched_provisional(facts.c.user_id == user_id)
-                    & facts.c.id.in_(missing)))).mappings().all()
+                rows = await _provisional_rows(len(missing)).rows(
+                    conn, user_id=user_id, **_numbered("id", missing))
                 for row in rows:
                     self._remember(to_fact(row), base64.b64decode(row["vector"]))
         kept = (self._provisional[i] for i in ids if i in self._provisional)
@@ -216,11 +214,10 @@ class SQLFactRows:
         """The subjects of these facts of the user that have one, by id."""
         if not fact_ids:
             return {}
-        query = select(facts.c.id, facts.c.subject).where(
-            (facts.c.user_id == user_id) & facts.c.id.in_(list(fact_ids))
-            & facts.c.subject.is_not(None))
         async with self._autocommit.connect() as conn:
-            return {row.id: row.subject for row in await conn.execute(query)}
+            rows = await _subjects_of(len(fact_ids)).rows(conn, user_id=user_id,
+                                                          **_numbered("id", fact_ids))
+        return {row["id"]: row["subject"] for row in rows}
 
     async def newest_on(self, user_id: str, subjects: Sequence[str]) -> dict[str, Fact]:
         """The user's own newest active statement (taught or said, provisional or not) on each
@@ -365,6 +362,43 @@ def _searched_provisional(mine: Any) -> Any:
     among `mine`."""
     return (mine & (facts.c.status == ACTIVE) & facts.c.provisional.is_(True)
             & facts.c.indexed.is_(True) & facts.c.vector.is_not(None))
+
+
+# Reads by a list of ids, built once per length (at most this many lengths kept): most
+# turns ask for a few facts, and building a statement costs more than running it.
+_LENGTHS_KEPT = 64
+
+
+@functools.lru_cache(maxsize=_LENGTHS_KEPT)
+def _subjects_of(count: int) -> PreparedRead:
+    """The subjects of `count` facts of the user (`:id0`...), those that have one."""
+    return PreparedRead(select(facts.c.id, facts.c.subject).where(
+        (facts.c.user_id == bindparam("user_id")) & facts.c.id.in_(_ids(count))
+        & facts.c.subject.is_not(None)))
+
+
+@functools.lru_cache(maxsize=_LENGTHS_KEPT)
+def _stored_ids(count: int) -> PreparedRead:
+    """Which of `count` ids (`:id0`...) the user's facts have."""
+    return PreparedRead(select(facts.c.id).where(
+        (facts.c.user_id == bindparam("user_id")) & facts.c.id.in_(_ids(count))))
+
+
+@functools.lru_cache(maxsize=_LENGTHS_KEPT)
+def _provisional_rows(count: int) -> PreparedRead:
+    """The rows of `count` searched provisional facts of the user (`:id0`...)."""
+    return PreparedRead(select(facts).where(
+        _searched_provisional(facts.c.user_id == bindparam("user_id"))
+        & facts.c.id.in_(_ids(count))))
+
+
+def _ids(count: int) -> list[Any]:
+    return [bindparam(f"id{i}") for i in range(count)]
+
+
+def _numbered(name: str, values: Sequence[Any]) -> dict[str, Any]:
+    """`values` as the bound parameters `:name0`, `:name1`..."""
+    return {f"{name}{i}": value for i, value in enumerate(values)}
 
 
 # Read on every turn: the ids of the user's provisional facts (their rows are kept).

@@ -104,6 +104,9 @@ def _compile(statement: AnySelect | UpdateBase, dialect: Dialect) -> _Compiled:
     return _Compiled(compiled.string, binds, columns)
 
 
+_READ = Written(rowcount=-1, lastrowid=None)  # what a read wrote: nothing (as DB-API says)
+
+
 @dataclass(frozen=True, slots=True)
 class _Sent:
     rows: Sequence[Sequence[Any]]
@@ -121,7 +124,9 @@ async def _send(conn: AsyncConnection, sql: str, parameters: tuple[Any, ...], *,
     driver: Any = pooled.driver_connection
     dialect = conn.dialect
     try:
-        if dialect.name == "sqlite":  # aiosqlite
+        if dialect.name == "sqlite" and fetch:  # aiosqlite: one trip to its thread, not three
+            return _Sent(list(await driver.execute_fetchall(sql, parameters)), _READ)
+        if dialect.name == "sqlite":
             async with driver.execute(sql, parameters) as cursor:
                 return await _outcome(cursor, fetch)
         async with driver.cursor() as cursor:  # asyncmy
