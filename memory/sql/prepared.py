@@ -14,10 +14,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy import Select
-from sqlalchemy.engine import Dialect
+from sqlalchemy.engine import Connection, Dialect
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.sql.dml import UpdateBase
@@ -115,29 +115,45 @@ class _Sent:
 
 async def _send(conn: AsyncConnection, sql: str, parameters: tuple[Any, ...], *, fetch: bool
                 ) -> _Sent:
+    # One switch into SQLAlchemy's synchronous side for the whole statement (its begin, the
+    # driver's connection, the driver's call), not one for each: a turn sends about 15.
+    return await conn.run_sync(_send_sync, sql, parameters, fetch)
+
+
+def _send_sync(conn: Connection, sql: str, parameters: tuple[Any, ...], fetch: bool) -> _Sent:
     if not conn.in_transaction():
         # As SQLAlchemy's own execute does: the block that opened the connection ends what
         # the statement began (a MySQL read begins a transaction that must not go back to the
         # pool open, holding its snapshot).
-        await conn.begin()
-    pooled = await conn.get_raw_connection()
-    driver: Any = pooled.driver_connection
+        conn.begin()
+    pooled = conn.connection
+    adapted: Any = pooled.dbapi_connection  # the dialect's adapter of the asyncio driver
     dialect = conn.dialect
     try:
-        if dialect.name == "sqlite" and fetch:  # aiosqlite: one trip to its thread, not three
-            return _Sent(list(await driver.execute_fetchall(sql, parameters)), _READ)
-        if dialect.name == "sqlite":
-            async with driver.execute(sql, parameters) as cursor:
-                return await _outcome(cursor, fetch)
-        async with driver.cursor() as cursor:  # asyncmy
-            await cursor.execute(sql, parameters)
-            return await _outcome(cursor, fetch)
+        if dialect.name == "sqlite":  # aiosqlite
+            return cast(_Sent, adapted.run_async(lambda driver: _sqlite(driver, sql, parameters,
+                                                                        fetch)))
+        return cast(_Sent, adapted.run_async(lambda driver: _asyncmy(driver, sql, parameters,
+                                                                     fetch)))
     except dialect.loaded_dbapi.Error as error:
-        gone = dialect.is_disconnect(error, pooled.dbapi_connection, None)
+        gone = dialect.is_disconnect(error, adapted, None)
         if gone:
-            await conn.invalidate()
+            conn.invalidate()
         raise DBAPIError.instance(sql, parameters, error, dialect.loaded_dbapi.Error,
                                   connection_invalidated=gone, dialect=dialect) from error
+
+
+async def _sqlite(driver: Any, sql: str, parameters: tuple[Any, ...], fetch: bool) -> _Sent:
+    if fetch:  # one trip to aiosqlite's thread, not three
+        return _Sent(list(await driver.execute_fetchall(sql, parameters)), _READ)
+    async with driver.execute(sql, parameters) as cursor:
+        return await _outcome(cursor, fetch)
+
+
+async def _asyncmy(driver: Any, sql: str, parameters: tuple[Any, ...], fetch: bool) -> _Sent:
+    async with driver.cursor() as cursor:
+        await cursor.execute(sql, parameters)
+        return await _outcome(cursor, fetch)
 
 
 async def _outcome(cursor: Any, fetch: bool) -> _Sent:
