@@ -17,6 +17,7 @@ from pathlib import Path
 from bot.app.models import build_chat_model, build_embedder
 from bot.app.stores import Stores, build_recaller, open_stores, pool_examples
 from bot.app.upkeep import build_growth, build_pool_upkeep, build_worker
+from bot.blas import compute_in_calling_threads
 from bot.commands.admin import AdminCommands
 from bot.commands.forgetting import UserMemories
 from bot.commands.layer import Commands
@@ -156,6 +157,7 @@ async def open_companion(
     `clock` is what the dialogue takes for now (today's date, plans due).
     Raises `ConfigError`, naming the setting, when a store or model cannot be opened.
     """
+    compute_in_calling_threads()
     async with AsyncExitStack() as stack:
         personas = _personas(settings.personas_dir, settings.chat.persona)
         rubrics = _rubrics(settings.personas_dir, personas)
