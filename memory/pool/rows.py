@@ -6,6 +6,7 @@ Entries hold no personal details (they are scrubbed before they get here); `user
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -76,6 +77,22 @@ class SQLPoolRows:
         query = select(pool_entries.c.status, func.count()).group_by(pool_entries.c.status)
         async with self._autocommit.connect() as conn:
             return {status: int(n) for status, n in (await conn.execute(query)).all()}
+
+    async def count_shared(self, domain: str) -> int:
+        """How many shared entries a domain has."""
+        async with self._autocommit.connect() as conn:  # the driver's read
+            [row] = await _COUNT_SHARED.rows(conn, domain=domain, shared=PoolStatus.SHARED.value)
+        return int(row["shared"])
+
+    async def shared_by_ids(self, ids: Sequence[str]) -> list[PoolEntry]:
+        """Those of these entries that are shared now (a turn's examples, read by id)."""
+        if not ids:
+            return []
+        values = {f"id{i}": entry_id for i, entry_id in enumerate(ids)}
+        async with self._autocommit.connect() as conn:  # the driver's read
+            rows = await _shared_by_ids(len(ids)).rows(conn, shared=PoolStatus.SHARED.value,
+                                                      **values)
+        return [_entry(row) for row in rows]
 
     async def count_labelled(self) -> int:
         """How many shared entries have a kind of task (what the retriever trains on)."""
@@ -194,6 +211,20 @@ def _entry(row: Any) -> PoolEntry:
         votes=int(row["votes"]), user_id=row["user_id"], round_id=row["round_id"],
         created_at=as_utc(row["created_at"]),
     )
+
+
+_COUNT_SHARED = PreparedRead(
+    select(func.count().label("shared")).select_from(pool_entries)
+    .where((pool_entries.c.status == bindparam("shared"))
+           & (pool_entries.c.domain == bindparam("domain"))))
+
+
+@functools.lru_cache(maxsize=64)
+def _shared_by_ids(count: int) -> PreparedRead:
+    """The shared entries among `count` ids (`:id0`...), built once per length."""
+    return PreparedRead(select(pool_entries).where(
+        pool_entries.c.id.in_([bindparam(f"id{i}") for i in range(count)])
+        & (pool_entries.c.status == bindparam("shared"))))
 
 
 _OPTED_IN = PreparedRead(select(pool_optins.c.user_id)

@@ -18,6 +18,7 @@ import numpy as np
 
 from memory.errors import EmbeddingUnavailable, VectorStoreUnavailable
 from memory.index.chroma import ChromaIndex, VectorHit
+from memory.pool.held import REFRESH_SECONDS, HeldVectors
 from memory.pool.reranker import Entries
 from memory.pool.rows import SQLPoolRows
 from memory.pool.scrub import Scrubber
@@ -25,8 +26,6 @@ from memory.protocols import Embedder, Vector
 from memory.types import PoolEntry, PoolStatus, Round
 
 log = logging.getLogger(__name__)
-# How soon a domain's first shared entry, shared by another process, is searched.
-REFRESH_SECONDS = 60.0
 
 
 def entry_id(*parts: object) -> str:
@@ -36,7 +35,9 @@ def entry_id(*parts: object) -> str:
 
 class SharedPool:
     def __init__(self, rows: SQLPoolRows, index: ChromaIndex, embedder: Embedder,
-                 scrubber: Scrubber, clock: Callable[[], float] = time.monotonic) -> None:
+                 scrubber: Scrubber, clock: Callable[[], float] = time.monotonic,
+                 held: HeldVectors | None = None) -> None:
+        """`held`: the domains' vectors in memory (by default, those of `index`)."""
         self.rows = rows
         self._index = index
         self._embedder = embedder
@@ -46,6 +47,7 @@ class SharedPool:
         # without one is not searched (most messages of a bot nobody shares with).
         self._holding: set[str] = set()
         self._holding_read_at = float("-inf")
+        self._held = held or HeldVectors(index, rows.count_shared, clock)
 
     async def add(self, entry: PoolEntry, *, scrub: bool = True) -> PoolEntry:
         """Store an entry, its prompt and answer scrubbed first (`scrub=False` only for text a
@@ -88,6 +90,7 @@ class SharedPool:
         gone = await self.rows.delete_of_user(user_id)
         for domain in {e.domain for e in gone}:
             await self._index.delete(domain, [e.id for e in gone if e.domain == domain])
+            self._held.drop(domain, [e.id for e in gone if e.domain == domain])
         return len(gone)
 
     async def _index_quietly(self, entries: Sequence[PoolEntry]) -> None:
@@ -108,10 +111,12 @@ class SharedPool:
                 await self._index.upsert(
                     domain, [e.id for e, _ in mine], [v for _, v in mine],
                     [e.prompt for e, _ in mine], [_metadata(e) for e, _ in mine])
+                self._held.put(domain, [e.id for e, _ in mine], [v for _, v in mine])
                 self._holding.add(domain)  # searched at once in this process
         for entry in entries:
             if entry.status is not PoolStatus.SHARED:
                 await self._index.delete(entry.domain, [entry.id])
+                self._held.drop(entry.domain, [entry.id])
         await self.rows.mark_indexed([e.id for e in entries])
 
     async def reindex(self) -> int:
@@ -128,8 +133,26 @@ class SharedPool:
         hits: list[VectorHit] = []
         holding = await self._domains_holding()
         for domain in [d for d in domains if d in holding]:
-            hits += await self._index.query(domain, vector, limit)
+            hits += await self._nearest_in(domain, vector, limit)
         return sorted(hits, key=lambda h: -h.score)[:limit]
+
+    async def _nearest_in(self, domain: str, vector: Vector, limit: int) -> list[VectorHit]:
+        nearest = await self._held.nearest(domain, vector, limit)
+        if nearest is None:  # too large to hold in memory
+            return await self._index.query(domain, vector, limit)
+        found = await self._shared_hits(nearest)
+        if len(found) < len(nearest):  # another process took some out since they were read
+            self._held.drop(domain, [i for i, _ in nearest if i not in {h.id for h in found}])
+            found = await self._shared_hits(await self._held.nearest(domain, vector, limit)
+                                            or [])
+        return found
+
+    async def _shared_hits(self, found: list[tuple[str, float]]) -> list[VectorHit]:
+        """Entries found in memory, as the index would give them; only those still shared."""
+        entries = {e.id: e for e in await self.rows.shared_by_ids([i for i, _ in found])}
+        return [VectorHit(id=i, score=score, document=entries[i].prompt,
+                          metadata=_metadata(entries[i]))
+                for i, score in found if i in entries]
 
     async def _domains_holding(self) -> set[str]:
         if self._clock() - self._holding_read_at >= REFRESH_SECONDS:

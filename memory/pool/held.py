@@ -1,0 +1,108 @@
+"""The shared pool's vectors of each domain, held in memory and searched exactly.
+
+Every turn in a domain that holds a shared entry asks for the entries nearest its message. A
+query of the vector store costs 2-3 ms of CPU however small the pool (embedded chromadb's
+floor, docs/pages/performance.md); the product of the message with a few thousand vectors in
+memory costs a tenth of a millisecond. The vector store stays the record of the vectors: a
+domain's are read from it when first searched and again every `REFRESH_SECONDS`, so an entry
+another process shared is found within that time. What this process shares or takes out
+changes them at once. A domain with more than `MAX_HELD` shared entries is left to the vector
+store, whose graph scales where a product does not.
+
+Only ids and cosines come out of here: the caller reads the entries from SQL, which also keeps
+out an entry another process took out of the pool since the vectors were read.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from memory.index.chroma import ChromaIndex
+from memory.protocols import Vector
+
+REFRESH_SECONDS = 60.0
+# 20,000 vectors of 384 floats are 31 MB of a process's memory; above that the index searches.
+MAX_HELD = 20_000
+
+
+@dataclass(frozen=True, slots=True)
+class _Domain:
+    ids: tuple[str, ...]
+    units: np.ndarray | None  # (entries, dimensions), unit length; None: too many to hold
+    read_at: float
+
+
+class HeldVectors:
+    """The shared vectors of each domain, in memory."""
+
+    def __init__(self, index: ChromaIndex, count_shared: Callable[[str], Awaitable[int]],
+                 clock: Callable[[], float] = time.monotonic, max_held: int = MAX_HELD) -> None:
+        """`count_shared`: how many shared entries a domain has (SQL, before its vectors are
+        read); `max_held`: above this many, the domain is left to the index."""
+        self._index = index
+        self._count_shared = count_shared
+        self._clock = clock
+        self._max_held = max_held
+        self._domains: dict[str, _Domain] = {}
+
+    async def nearest(self, domain: str, vector: Vector, limit: int
+                      ) -> list[tuple[str, float]] | None:
+        """The ids of the domain's shared entries nearest to `vector` with their cosines,
+        nearest first; None when the domain has too many to hold (ask the index)."""
+        held = await self._held(domain)
+        if held.units is None:
+            return None
+        if not held.ids:
+            return []
+        cosines = held.units @ _unit(np.asarray(vector, dtype=np.float32))
+        top = min(limit, len(held.ids))
+        best = np.argpartition(-cosines, top - 1)[:top]
+        best = best[np.argsort(-cosines[best], kind="stable")]
+        return [(held.ids[i], float(cosines[i])) for i in best]
+
+    def put(self, domain: str, ids: Sequence[str], vectors: Sequence[Vector]) -> None:
+        """Entries this process just indexed (new, or with new vectors)."""
+        held = self._domains.get(domain)
+        if held is None or held.units is None:
+            return  # read whole at the next search
+        self.drop(domain, ids)
+        held = self._domains[domain]
+        assert held.units is not None
+        added = np.stack([_unit(np.asarray(v, dtype=np.float32)) for v in vectors])
+        units = added if not held.ids else np.vstack([held.units, added])
+        self._domains[domain] = _Domain(held.ids + tuple(ids), units, held.read_at)
+
+    def drop(self, domain: str, ids: Sequence[str]) -> None:
+        """Entries this process took out of the index."""
+        held = self._domains.get(domain)
+        if held is None or held.units is None:
+            return
+        gone = set(ids)
+        kept = [i for i, entry in enumerate(held.ids) if entry not in gone]
+        if len(kept) < len(held.ids):
+            self._domains[domain] = _Domain(tuple(held.ids[i] for i in kept),
+                                            held.units[kept], held.read_at)
+
+    async def _held(self, domain: str) -> _Domain:
+        held = self._domains.get(domain)
+        if held is None or self._clock() - held.read_at >= REFRESH_SECONDS:
+            held = self._domains[domain] = await self._read(domain)
+        return held
+
+    async def _read(self, domain: str) -> _Domain:
+        read_at = self._clock()
+        if await self._count_shared(domain) > self._max_held:
+            return _Domain((), None, read_at)
+        vectors = await self._index.vectors(domain)
+        ids = tuple(vectors)
+        units = (np.stack([_unit(np.asarray(v, dtype=np.float32)) for v in vectors.values()])
+                 if ids else np.zeros((0, 0), dtype=np.float32))
+        return _Domain(ids, units, read_at)
+
+
+def _unit(vector: np.ndarray) -> np.ndarray:
+    return vector / max(float(np.linalg.norm(vector)), 1e-12)
