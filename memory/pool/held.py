@@ -56,7 +56,7 @@ class HeldVectors:
         held = await self._held(domain)
         if held.units is None:
             return None
-        if not held.ids:
+        if not held.ids or limit <= 0:
             return []
         cosines = held.units @ _unit(np.asarray(vector, dtype=np.float32))
         top = min(limit, len(held.ids))
