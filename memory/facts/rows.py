@@ -19,7 +19,7 @@ from memory.facts.search import facts_by_words
 from memory.facts.terms import insert_facts
 from memory.protocols import Vector
 from memory.sql.engine import as_utc, utcnow
-from memory.sql.prepared import PreparedRead
+from memory.sql.prepared import PreparedRead, numbered_binds, numbered_values
 from memory.sql.retracted import ACTIVE, RETRACTED, retract_row
 from memory.sql.tables import belief_questions, facts
 from memory.types import Fact, Origin, Speaker
@@ -82,7 +82,7 @@ class SQLFactRows:
         vector_of = dict(zip(ids, vectors, strict=True)) if vectors is not None else {}
         async with self._engine.begin() as conn:
             stored = {row["id"] for row in await _stored_ids(len(ids)).rows(
-                conn, user_id=new_facts[0].user_id, **_numbered("id", ids))}
+                conn, user_id=new_facts[0].user_id, **numbered_values("id", ids))}
             missing = [f for f in new_facts if f.id not in stored]
             if missing:
                 await insert_facts(conn, [
@@ -134,7 +134,7 @@ class SQLFactRows:
             ids = [row["id"] for row in await _PROVISIONAL_IDS.rows(conn, user_id=user_id)]
             if missing := [i for i in ids if i not in self._provisional]:
                 rows = await _provisional_rows(len(missing)).rows(
-                    conn, user_id=user_id, **_numbered("id", missing))
+                    conn, user_id=user_id, **numbered_values("id", missing))
                 for row in rows:
                     self._remember(to_fact(row), base64.b64decode(row["vector"]))
         kept = (self._provisional[i] for i in ids if i in self._provisional)
@@ -216,7 +216,7 @@ class SQLFactRows:
             return {}
         async with self._autocommit.connect() as conn:
             rows = await _subjects_of(len(fact_ids)).rows(conn, user_id=user_id,
-                                                          **_numbered("id", fact_ids))
+                                                          **numbered_values("id", fact_ids))
         return {row["id"]: row["subject"] for row in rows}
 
     async def newest_on(self, user_id: str, subjects: Sequence[str]) -> dict[str, Fact]:
@@ -373,7 +373,7 @@ _LENGTHS_KEPT = 64
 def _subjects_of(count: int) -> PreparedRead:
     """The subjects of `count` facts of the user (`:id0`...), those that have one."""
     return PreparedRead(select(facts.c.id, facts.c.subject).where(
-        (facts.c.user_id == bindparam("user_id")) & facts.c.id.in_(_ids(count))
+        (facts.c.user_id == bindparam("user_id")) & facts.c.id.in_(numbered_binds("id", count))
         & facts.c.subject.is_not(None)))
 
 
@@ -381,7 +381,7 @@ def _subjects_of(count: int) -> PreparedRead:
 def _stored_ids(count: int) -> PreparedRead:
     """Which of `count` ids (`:id0`...) the user's facts have."""
     return PreparedRead(select(facts.c.id).where(
-        (facts.c.user_id == bindparam("user_id")) & facts.c.id.in_(_ids(count))))
+        (facts.c.user_id == bindparam("user_id")) & facts.c.id.in_(numbered_binds("id", count))))
 
 
 @functools.lru_cache(maxsize=_LENGTHS_KEPT)
@@ -389,16 +389,7 @@ def _provisional_rows(count: int) -> PreparedRead:
     """The rows of `count` searched provisional facts of the user (`:id0`...)."""
     return PreparedRead(select(facts).where(
         _searched_provisional(facts.c.user_id == bindparam("user_id"))
-        & facts.c.id.in_(_ids(count))))
-
-
-def _ids(count: int) -> list[Any]:
-    return [bindparam(f"id{i}") for i in range(count)]
-
-
-def _numbered(name: str, values: Sequence[Any]) -> dict[str, Any]:
-    """`values` as the bound parameters `:name0`, `:name1`..."""
-    return {f"{name}{i}": value for i, value in enumerate(values)}
+        & facts.c.id.in_(numbered_binds("id", count))))
 
 
 # Read on every turn: the ids of the user's provisional facts (their rows are kept).

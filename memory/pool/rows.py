@@ -17,7 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from memory.sql.engine import as_utc, utcnow
 from memory.sql.failures import again_after_deadlock
-from memory.sql.prepared import PreparedRead, PreparedWrite
+from memory.sql.prepared import PreparedRead, PreparedWrite, numbered_binds, numbered_values
 from memory.sql.tables import pool_entries, pool_optins, reply_messages
 from memory.types import PoolEntry, PoolStatus
 
@@ -88,10 +88,9 @@ class SQLPoolRows:
         """Those of these entries that are shared now (a turn's examples, read by id)."""
         if not ids:
             return []
-        values = {f"id{i}": entry_id for i, entry_id in enumerate(ids)}
         async with self._autocommit.connect() as conn:  # the driver's read
             rows = await _shared_by_ids(len(ids)).rows(conn, shared=PoolStatus.SHARED.value,
-                                                      **values)
+                                                      **numbered_values("id", ids))
         return [_entry(row) for row in rows]
 
     async def count_labelled(self) -> int:
@@ -223,7 +222,7 @@ _COUNT_SHARED = PreparedRead(
 def _shared_by_ids(count: int) -> PreparedRead:
     """The shared entries among `count` ids (`:id0`...), built once per length."""
     return PreparedRead(select(pool_entries).where(
-        pool_entries.c.id.in_([bindparam(f"id{i}") for i in range(count)])
+        pool_entries.c.id.in_(numbered_binds("id", count))
         & (pool_entries.c.status == bindparam("shared"))))
 
 

@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
-from sqlalchemy import Select
+from sqlalchemy import BindParameter, Select, bindparam
 from sqlalchemy.engine import Connection, Dialect
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -159,3 +159,13 @@ async def _asyncmy(driver: Any, sql: str, parameters: tuple[Any, ...], fetch: bo
 async def _outcome(cursor: Any, fetch: bool) -> _Sent:
     rows = list(await cursor.fetchall()) if fetch else []
     return _Sent(rows, Written(cursor.rowcount, cursor.lastrowid))
+
+
+def numbered_binds(name: str, count: int) -> list[BindParameter[Any]]:
+    """`count` bound parameters `:name0`, `:name1`... (an `IN` list built once per length)."""
+    return [bindparam(f"{name}{i}") for i in range(count)]
+
+
+def numbered_values(name: str, values: Sequence[Any]) -> dict[str, Any]:
+    """`values` as the bound parameters of `numbered_binds(name, len(values))`."""
+    return {f"{name}{i}": value for i, value in enumerate(values)}
