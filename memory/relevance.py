@@ -203,14 +203,16 @@ class Relevance:
     ) -> list[Found]:
         """The taught facts closest to `text`, by words and by meaning, best first. Most
         people never teach: one indexed read saves their turns both searches."""
-        if not (await held).taught:
+        facts_held = await held
+        if not facts_held.taught:
             return []
         by_words = (self._facts.by_words(user_id, text, TAUGHT, taught=True)
                     if self.plan.by_words else _nothing())
         by_words_found, vector = await asyncio.gather(by_words, pending)
         by_meaning: list[tuple[Relevant, float]] = []
         if vector is not None and self.plan.by_meaning:
-            hits = await self._facts.by_meaning(user_id, vector, TAUGHT, taught=True)
+            hits = await self._facts.by_meaning(user_id, vector, TAUGHT, taught=True,
+                                                taught_version=facts_held.taught_version)
             by_meaning = await self._with_subjects(
                 user_id, [(fact, score) for fact, score in hits if score >= self.plan.floor])
         return fuse(by_meaning, list(by_words_found))[:TAUGHT]

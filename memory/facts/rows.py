@@ -45,6 +45,9 @@ class HeldFacts:
 
     taught: bool
     said: bool
+    # The active taught facts the index holds: how many, and the sum of their keys. Any
+    # change to them changes it (`memory.facts.held_taught`).
+    taught_version: tuple[int, int] = (0, 0)
 
 
 class SQLFactRows:
@@ -208,7 +211,8 @@ class SQLFactRows:
         teach, and a new person's facts are all provisional until their first summary."""
         async with self._autocommit.connect() as conn:
             [row] = await _HELD.rows(conn, user_id=user_id)
-        return HeldFacts(taught=bool(row["taught"]), said=bool(row["said"]))
+        return HeldFacts(taught=bool(row["taught"]), said=bool(row["said"]),
+                         taught_version=(int(row["indexed"] or 0), int(row["keys"] or 0)))
 
     async def subjects_of(self, user_id: str, fact_ids: Sequence[str]) -> dict[str, str]:
         """The subjects of these facts of the user that have one, by id."""
@@ -397,13 +401,18 @@ _PROVISIONAL_IDS = PreparedRead(select(facts.c.id).where(
     _searched_provisional(facts.c.user_id == bindparam("user_id"))))
 
 
+_INDEXED_TAUGHT = ((facts.c.user_id == bindparam("user_id"))
+                   & (facts.c.origin == Origin.TAUGHT.value) & (facts.c.status == ACTIVE)
+                   & facts.c.indexed.is_(True))
 _HELD = PreparedRead(select(
     exists().where((facts.c.user_id == bindparam("user_id"))
                    & (facts.c.origin == Origin.TAUGHT.value) & (facts.c.status == ACTIVE)
                    ).label("taught"),
     exists().where((facts.c.user_id == bindparam("user_id"))
                    & (facts.c.origin == Origin.SAID.value) & (facts.c.status == ACTIVE)
-                   & facts.c.provisional.is_(False)).label("said")))
+                   & facts.c.provisional.is_(False)).label("said"),
+    *(select(summed).where(_INDEXED_TAUGHT).scalar_subquery().label(name)
+      for summed, name in ((func.count(), "indexed"), (func.sum(facts.c.seq), "keys")))))
 
 
 def _active_of(user_id: str, origin: Origin | None = None) -> Any:

@@ -8,11 +8,12 @@ import asyncio
 import logging
 from collections.abc import Sequence
 from dataclasses import replace
-from datetime import UTC, datetime
 
 from memory.beliefs.belief import SUPERSEDED
 from memory.beliefs.subjects import Subjects
 from memory.errors import EmbeddingUnavailable
+from memory.facts.held_taught import HeldTaught, TaughtVersion
+from memory.facts.hits import fact_of, metadata_of
 from memory.facts.rows import REPLACED, SQLFactRows, to_fact
 from memory.index.chroma import ChromaIndex, VectorHit
 from memory.lexical import query_terms
@@ -44,6 +45,7 @@ class FactStore:
         self._indexes = {Origin.SAID: index, Origin.TAUGHT: taught_index}
         self._embedder = embedder
         self._subjects = subjects
+        self._held_taught = HeldTaught(taught_index)
 
     async def add_facts(self, new_facts: Sequence[Fact]) -> None:
         """Store and index facts of one user (the Python API; jobs write rows themselves)."""
@@ -71,7 +73,7 @@ class FactStore:
             if chosen:
                 await index.upsert(
                     user_id, [f.id for f, _ in chosen], [v for _, v in chosen],
-                    [f.text for f, _ in chosen], [_metadata(f) for f, _ in chosen],
+                    [f.text for f, _ in chosen], [metadata_of(f) for f, _ in chosen],
                 )
         active = await self.rows.active_ids(user_id, [f.id for f, _ in paired])
         for origin, index in self._indexes.items():
@@ -81,11 +83,16 @@ class FactStore:
 
     async def by_meaning(
         self, user_id: str, vector: Vector, limit: int, *, taught: bool = False,
-        in_index: bool = True,
+        in_index: bool = True, taught_version: TaughtVersion | None = None,
     ) -> list[tuple[Fact, float]]:
         """The user's facts (found in conversations, or the taught ones) closest in meaning,
         with their cosine similarity. `in_index`: False when the index holds none of them
-        (`rows.held`), so that only the provisional facts are searched."""
+        (`rows.held`), so that only the provisional facts are searched. `taught_version`
+        (`rows.held`): the taught facts are searched in memory while it holds."""
+        if taught and taught_version is not None:
+            held = await self._held_taught.nearest(user_id, taught_version, [vector], limit)
+            if held is not None:
+                return held[0]
         [found] = await self.by_meaning_many(user_id, [vector], limit, taught=taught,
                                              in_index=in_index)
         return found
@@ -100,11 +107,11 @@ class FactStore:
         searched = (self._indexes[origin].query_many(user_id, vectors, limit) if in_index
                     else _no_hits(len(vectors)))
         if taught:
-            return [[(_from_hit(user_id, hit, origin), hit.score) for hit in mine]
+            return [[(fact_of(user_id, hit, origin), hit.score) for hit in mine]
                     for mine in await searched]
         hits, provisional = await asyncio.gather(
             searched, self.rows.provisional_closest(user_id, vectors, limit))
-        return [sorted([(_from_hit(user_id, hit, origin), hit.score) for hit in mine] + held,
+        return [sorted([(fact_of(user_id, hit, origin), hit.score) for hit in mine] + held,
                        key=lambda pair: -pair[1])[:limit]
                 for mine, held in zip(hits, provisional, strict=True)]
 
@@ -240,27 +247,6 @@ class FactStore:
     async def _unindex(self, fact: Fact) -> None:
         await self._indexes[fact.origin].delete(fact.user_id, [fact.id])
         await self.rows.mark_indexed(fact.user_id, [fact.id])
-
-
-def _metadata(fact: Fact) -> dict[str, str | float]:
-    return {
-        "speaker": fact.speaker.value,
-        "said_at": fact.said_at.timestamp(),
-        "round_ids": " ".join(str(i) for i in fact.round_ids),
-    }
-
-
-def _from_hit(user_id: str, hit: VectorHit, origin: Origin) -> Fact:
-    meta = hit.metadata
-    return Fact(
-        id=hit.id,
-        user_id=user_id,
-        text=hit.document,
-        speaker=Speaker(str(meta.get("speaker", "user"))),
-        said_at=datetime.fromtimestamp(float(meta.get("said_at", 0)), UTC),
-        round_ids=tuple(int(i) for i in str(meta.get("round_ids", "")).split()),
-        origin=origin,
-    )
 
 
 async def _no_hits(count: int) -> list[list[VectorHit]]:

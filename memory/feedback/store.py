@@ -9,6 +9,9 @@ from collections.abc import Awaitable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
+import numpy as np
+
+from memory.feedback.key_vectors import KeyVectors
 from memory.feedback.matching import (
     Message,
     Pattern,
@@ -24,6 +27,7 @@ from memory.feedback.matching import (
 )
 from memory.feedback.rows import Candidate, SQLFeedbackRows
 from memory.index.chroma import ChromaIndex
+from memory.index.exact import nearest
 from memory.protocols import Embedder, Vector
 from memory.types import (
     SAME_MESSAGE,
@@ -93,6 +97,7 @@ class FeedbackMemory:
         self._embedder = embedder
         self._settings = settings
         self._patterns: dict[tuple[str, str], Pattern] = {}  # by row id and frame
+        self._keys = KeyVectors(index)
 
     async def remember(self, correction: Correction) -> Feedback:
         """Store a correction; an older one of the same message stops applying."""
@@ -234,21 +239,26 @@ class FeedbackMemory:
     async def _semantic(
         self, user_id: str, vector: Vector, candidates: dict[str, Candidate]
     ) -> dict[str, float]:
-        """Cosine similarity of the nearest keys: the user's own, and the shared ones (only
-        the collections that hold a candidate are asked)."""
-        owners = {user_id} if any(c.user_id == user_id for c in candidates.values()) else set()
-        if any(c.shared for c in candidates.values()):
-            owners.add(EVERYONE)
+        """Cosine similarity of the nearest keys, searched exactly in memory: the few nearest
+        of the user's own, and of the shared ones."""
+        own = [c.id for c in candidates.values() if c.user_id == user_id]
+        # Another user's shared keys are read from the shared collection.
+        shared = [c.id for c in candidates.values() if c.shared]
+        held = await self._keys.of({user_id: own,
+                                    EVERYONE: [i for i in shared if candidates[i].user_id
+                                               != user_id]})
         scores: dict[str, float] = {}
-        for owner in sorted(owners):
-            for hit in await self._index.query(owner, vector, SEMANTIC_CANDIDATES):
-                if hit.id in candidates:  # still active, and the user's or shared
-                    scores[hit.id] = max(hit.score, scores.get(hit.id, -1.0))
+        for ids in (own, shared):
+            present = [i for i in ids if i in held]
+            units = np.stack([held[i] for i in present]) if present else np.zeros((0, 0))
+            for row, cosine in nearest(units, vector, SEMANTIC_CANDIDATES):
+                scores[present[row]] = max(cosine, scores.get(present[row], -1.0))
         return scores
 
     async def _index_rows(self, rows: list[Candidate]) -> None:
         """Index rows by their key: in their owner's collection, and the shared one if shared."""
         vectors = await self._embedder.embed([row.key_text for row in rows])
+        self._keys.put([row.id for row in rows], vectors)
         for row, vector in zip(rows, vectors, strict=True):
             for owner in [row.user_id] + ([EVERYONE] if row.shared else []):
                 await self._index.upsert(owner, [row.id], [vector], [row.key_text],

@@ -147,9 +147,22 @@ class ChromaIndex:
             return [[] for _ in vectors]
         return [_hits(user_id, result, i) for i in range(len(vectors))]
 
-    async def vectors(self, user_id: str) -> dict[str, Any]:
-        """Every vector of the collection (numpy arrays), by id."""
-        return await self._collections.vectors(self.collection_name(user_id)) or {}
+    async def vectors(self, user_id: str, ids: Sequence[str] | None = None) -> dict[str, Any]:
+        """Every vector of the collection (or those of `ids` it holds), numpy arrays by id."""
+        return {hit.id: vector for hit, vector in await self.records(user_id, ids)}
+
+    async def records(self, user_id: str, ids: Sequence[str] | None = None
+                      ) -> list[tuple[VectorHit, Any]]:
+        """Every record of the collection (or those of `ids` it holds), each with its
+        vector; a hit's score is 1 (no query)."""
+        stored = await self._collections.records(self.collection_name(user_id), ids)
+        if stored is None:
+            return []
+        return [(VectorHit(id=id_, score=1.0, document=doc, metadata=meta), vector)
+                for id_, vector, doc, meta in zip(stored.ids, stored.vectors, stored.documents,
+                                                  stored.metadatas, strict=True)
+                # Defence in depth, as for a query's hits.
+                if meta.get("user_id") == user_id]
 
     async def delete(self, user_id: str, ids: Sequence[str] | None = None) -> None:
         """Delete the user's records: the given ids, or the user's whole collection."""

@@ -9,6 +9,7 @@ cannot be reached or keeps failing inside.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt, wait_exponential
@@ -16,6 +17,17 @@ from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt,
 from memory.protocols import Vector
 
 QueryResult = dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Records:
+    """Stored records, in one order: vectors are numpy arrays."""
+
+    ids: list[str]
+    vectors: list[Any]
+    documents: list[str]
+    metadatas: list[dict[str, Any]]
+
 SYNC_THRESHOLD = 10
 # chromadb keeps a collection's newest records in its write log until `sync_threshold` of them
 # (1,000 by default) have come, and loading the collection again (a server keeps some hundreds
@@ -30,6 +42,7 @@ HNSW_UPDATE: dict[str, Any] = {"batch_size": SYNC_THRESHOLD, "sync_threshold": S
 # (which downloads a model and fails offline).
 EMBEDDING_FUNCTION = "companion-explicit-vectors"
 INCLUDED = ["documents", "metadatas", "distances"]
+STORED = ["embeddings", "documents", "metadatas"]
 
 
 class Collections(Protocol):
@@ -44,8 +57,9 @@ class Collections(Protocol):
                      metadatas: Sequence[dict[str, Any]]) -> None:
         """`owner`: the collection's own metadata, when this write makes it."""
 
-    async def vectors(self, name: str) -> dict[str, Any] | None:
-        """Every vector by id (numpy arrays); None when there is no such collection."""
+    async def records(self, name: str, ids: Sequence[str] | None = None) -> Records | None:
+        """Every record (or those of `ids` that are stored); None when there is no such
+        collection."""
 
     async def delete(self, name: str, ids: Sequence[str]) -> None: ...
 

@@ -22,8 +22,10 @@ from memory.index.collections import (
     HNSW,
     HNSW_UPDATE,
     INCLUDED,
+    STORED,
     SYNC_THRESHOLD,
     QueryResult,
+    Records,
     again_after,
 )
 from memory.protocols import Vector
@@ -85,13 +87,16 @@ class EmbeddedCollections:
             metadatas=list(metadatas),
         )))
 
-    async def vectors(self, name: str) -> dict[str, Any] | None:
-        result = await self._call(lambda: self._read(
-            name, lambda collection: collection.get(include=["embeddings"])))
+    async def records(self, name: str, ids: Sequence[str] | None = None) -> Records | None:
+        result = await self._call(lambda: self._read(name, lambda collection: collection.get(
+            ids=None if ids is None else list(ids),
+            include=STORED,  # type: ignore[arg-type]
+        )))
         if result is None:
             return None
-        embeddings = result["embeddings"] if result["embeddings"] is not None else []
-        return dict(zip(result["ids"], embeddings, strict=True))
+        return Records(ids=list(result["ids"]), vectors=list(_listed(result["embeddings"])),
+                       documents=[d or "" for d in _listed(result["documents"])],
+                       metadatas=[dict(m or {}) for m in _listed(result["metadatas"])])
 
     async def delete(self, name: str, ids: Sequence[str]) -> None:
         await self._call(lambda: self._read(
@@ -161,3 +166,8 @@ class EmbeddedCollections:
         except InternalError as error:
             raise VectorStoreUnavailable(f"The vector store keeps failing: {error}") from error
         raise AssertionError("unreachable: tenacity reraises the last error")
+
+
+def _listed(values: Any) -> Any:
+    """chromadb gives None for a field of no records (and an array for vectors)."""
+    return values if values is not None else []

@@ -24,8 +24,10 @@ from memory.index.collections import (
     HNSW,
     HNSW_UPDATE,
     INCLUDED,
+    STORED,
     SYNC_THRESHOLD,
     QueryResult,
+    Records,
     again_after,
 )
 from memory.protocols import Vector
@@ -86,15 +88,17 @@ class ChromaServer:
                     raise VectorStoreUnavailable(f"The collection {name} keeps vanishing"
                                                  ) from None
 
-    async def vectors(self, name: str) -> dict[str, Any] | None:
-        body = {"ids": None, "where": None, "limit": None, "offset": None,
-                "where_document": None, "include": ["embeddings"]}
+    async def records(self, name: str, ids: Sequence[str] | None = None) -> Records | None:
+        body = {"ids": None if ids is None else list(ids), "where": None, "limit": None,
+                "offset": None, "where_document": None, "include": STORED}
         result = await self._read(name, "get", body)
         if result is None:
             return None
-        embeddings = result.get("embeddings") or []
-        return {id_: np.asarray(vector, dtype=np.float32)
-                for id_, vector in zip(result["ids"], embeddings, strict=True)}
+        return Records(ids=list(result["ids"]),
+                       vectors=[np.asarray(v, dtype=np.float32)
+                                for v in result.get("embeddings") or []],
+                       documents=[d or "" for d in result.get("documents") or []],
+                       metadatas=[dict(m or {}) for m in result.get("metadatas") or []])
 
     async def delete(self, name: str, ids: Sequence[str]) -> None:
         await self._read(name, "delete", {"ids": list(ids), "where": None,

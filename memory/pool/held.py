@@ -1,9 +1,8 @@
 """The shared pool's vectors of each domain, held in memory and searched exactly.
 
-Every turn in a domain that holds a shared entry asks for the entries nearest its message. A
-query of the vector store costs 2-3 ms of CPU however small the pool (embedded chromadb's
-floor, docs/pages/performance.md); the product of the message with a few thousand vectors in
-memory costs a tenth of a millisecond. The vector store stays the record of the vectors: a
+Every turn in a domain that holds a shared entry asks for the entries nearest its message,
+searched exactly in memory (`memory.index.exact`) for a fraction of a query's cost. The vector
+store stays the record of the vectors: a
 domain's are read from it when first searched and again every `REFRESH_SECONDS`, so an entry
 another process shared is found within that time. What this process shares or takes out
 changes them at once. A domain with more than `MAX_HELD` shared entries is left to the vector
@@ -22,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from memory.index.chroma import ChromaIndex
+from memory.index.exact import nearest, units
 from memory.protocols import Vector
 
 REFRESH_SECONDS = 60.0
@@ -56,13 +56,7 @@ class HeldVectors:
         held = await self._held(domain)
         if held.units is None:
             return None
-        if not held.ids or limit <= 0:
-            return []
-        cosines = held.units @ _unit(np.asarray(vector, dtype=np.float32))
-        top = min(limit, len(held.ids))
-        best = np.argpartition(-cosines, top - 1)[:top]
-        best = best[np.argsort(-cosines[best], kind="stable")]
-        return [(held.ids[i], float(cosines[i])) for i in best]
+        return [(held.ids[i], cosine) for i, cosine in nearest(held.units, vector, limit)]
 
     def put(self, domain: str, ids: Sequence[str], vectors: Sequence[Vector]) -> None:
         """Entries this process just indexed (new, or with new vectors)."""
@@ -72,9 +66,9 @@ class HeldVectors:
         self.drop(domain, ids)
         held = self._domains[domain]
         assert held.units is not None
-        added = np.stack([_unit(np.asarray(v, dtype=np.float32)) for v in vectors])
-        units = added if not held.ids else np.vstack([held.units, added])
-        self._domains[domain] = _Domain(held.ids + tuple(ids), units, held.read_at)
+        added = units(vectors)
+        joined = added if not held.ids else np.vstack([held.units, added])
+        self._domains[domain] = _Domain(held.ids + tuple(ids), joined, held.read_at)
 
     def drop(self, domain: str, ids: Sequence[str]) -> None:
         """Entries this process took out of the index."""
@@ -99,10 +93,4 @@ class HeldVectors:
             return _Domain((), None, read_at)
         vectors = await self._index.vectors(domain)
         ids = tuple(vectors)
-        units = (np.stack([_unit(np.asarray(v, dtype=np.float32)) for v in vectors.values()])
-                 if ids else np.zeros((0, 0), dtype=np.float32))
-        return _Domain(ids, units, read_at)
-
-
-def _unit(vector: np.ndarray) -> np.ndarray:
-    return vector / max(float(np.linalg.norm(vector)), 1e-12)
+        return _Domain(ids, units(list(vectors.values())), read_at)
