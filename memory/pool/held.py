@@ -2,11 +2,10 @@
 
 Every turn in a domain that holds a shared entry asks for the entries nearest its message,
 searched exactly in memory (`memory.index.exact`) for a fraction of a query's cost. The vector
-store stays the record of the vectors: a
-domain's are read from it when first searched and again every `REFRESH_SECONDS`, so an entry
-another process shared is found within that time. What this process shares or takes out
-changes them at once. A domain with more than `MAX_HELD` shared entries is left to the vector
-store, whose graph scales where a product does not.
+store stays the record of the vectors: a domain's are read from it when first searched and
+again every `REFRESH_SECONDS`, so an entry another process shared is found within that time.
+What this process shares or takes out changes them at once. A domain with more than `MAX_HELD`
+shared entries is left to the vector store, whose graph scales where a product does not.
 
 Only ids and cosines come out of here: the caller reads the entries from SQL, which also keeps
 out an entry another process took out of the pool since the vectors were read.
